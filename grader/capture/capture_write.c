@@ -45,16 +45,20 @@ static json_t *library_version_triplet(const char *symbol) {
 
 static json_t *versions_json(void) {
     json_t *v = json_object();
+    /* Each call is made before its value is read: argument evaluation order is unspecified. */
     int driver = 0;
-    json_object_set_new(v, "driver", int_or_null(cuDriverGetVersion(&driver) == CUDA_SUCCESS, driver));
+    int driver_ok = cuDriverGetVersion(&driver) == CUDA_SUCCESS;
+    json_object_set_new(v, "driver", int_or_null(driver_ok, driver));
 
     typedef int (*runtime_version_fn)(int *);
     runtime_version_fn rt = (runtime_version_fn)dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
     int runtime = 0;
-    json_object_set_new(v, "runtime", int_or_null(rt && rt(&runtime) == 0, runtime));
+    int runtime_ok = rt && rt(&runtime) == 0;
+    json_object_set_new(v, "runtime", int_or_null(runtime_ok, runtime));
 
     uint32_t cupti = 0;
-    json_object_set_new(v, "cupti", int_or_null(cuptiGetVersion(&cupti) == CUPTI_SUCCESS, cupti));
+    int cupti_ok_ = cuptiGetVersion(&cupti) == CUPTI_SUCCESS;
+    json_object_set_new(v, "cupti", int_or_null(cupti_ok_, cupti));
     json_object_set_new(v, "cublas", library_version_triplet("cublasGetProperty"));
     json_object_set_new(v, "cublaslt", library_version_triplet("cublasLtGetProperty"));
     json_object_set_new(v, "cupti_headers", json_integer(CUPTI_API_VERSION));

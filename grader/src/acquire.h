@@ -1,0 +1,39 @@
+/*
+ * acquire.h: getting the captures to grade: live (run each variant of the lesson under the
+ * capture library) or from a recording (replay, no GPU needed), and checking that what we got
+ * may be graded at all (the program succeeded, CUPTI ran, nothing was dropped, NVTX arrived).
+ */
+#ifndef WB_ACQUIRE_H
+#define WB_ACQUIRE_H
+
+#include "capture.h"
+#include "error.h"
+#include "lesson.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const wb_lesson *lesson;
+    const char *const *variants;  /* the variants to run, in order */
+    size_t n_variants;
+    const char *run_dir;          /* where captures, logs and the recording go (created) */
+    FILE *progress;               /* "running variant eager ..." lines; NULL for none */
+} wb_live_request;
+
+/* Runs the variants, writes <run_dir>/recording.json and loads it into out. A lesson that failed
+ * still gives a recording (its runs say how they ended); wb_check_usable then refuses it. */
+int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
+
+/* The recording to replay: traces/<arch>.json when arch is given and it exists, else the newest
+ * recording (by recorded_at) in the lesson's traces/. Exit 3 when the lesson has none. */
+int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, size_t cap, wb_error *err);
+
+/* Refuses (exit 3) a recording whose runs failed, lost records or lack NVTX ranges. log_dir, when
+ * given, is where the runs' logs are (live captures), so their tails can be shown. */
+int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char *const *variants, size_t n_variants,
+                    const char *log_dir, wb_error *err);
+
+/* <state>/runs/<lesson>/<stamp>[-suffix] into buf, created. */
+int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * capture.h: one lesson process as the capture library saw it (docs/capture-format.md), and a
+ * recording: one capture per variant of a lesson, as `grader record` stores it in traces/.
+ *
+ * Times are nanoseconds on CUPTI's clock. After loading, every API call knows whether it is
+ * nested inside another call on its thread, every kernel, memcpy and memset knows the API call
+ * that launched it (through the correlation id), and every NVTX range knows its parent.
+ */
+#ifndef WB_CAPTURE_H
+#define WB_CAPTURE_H
+
+#include "error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WB_OPEN_END UINT64_MAX /* a range or window still open when the process ended */
+
+typedef struct {
+    char *name;          /* plain name, e.g. cudaLaunchKernel */
+    int driver;          /* 1: driver API, 0: runtime API */
+    uint64_t start, end;
+    uint32_t correlation_id, thread;
+    uint32_t return_value;
+    int nested;          /* inside another API call on the same thread (made by the runtime itself) */
+} wb_api_call;
+
+typedef struct {
+    char *name, *mangled;
+    int grid[3], block[3], cluster[3];
+    int registers_per_thread, static_shared, dynamic_shared;
+    uint32_t device, stream;
+    uint64_t start, end;
+    uint32_t correlation_id, graph_id;
+    long api;            /* index of the launching API call, or -1 */
+} wb_kernel;
+
+typedef enum { WB_GPU_MEMCPY, WB_GPU_MEMSET } wb_gpu_op_kind;
+
+typedef struct {
+    wb_gpu_op_kind kind;
+    char copy_kind[8];   /* memcpy: "HtoD", "DtoD", ... */
+    uint64_t bytes;
+    uint32_t device, stream;
+    uint64_t start, end;
+    uint32_t correlation_id, graph_id;
+    long api;
+} wb_gpu_op;
+
+typedef struct {
+    char *name, *domain; /* domain NULL for the default domain */
+    int is_mark;         /* an instantaneous marker */
+    uint64_t start, end; /* end WB_OPEN_END when never closed */
+    uint32_t thread;
+    long parent;         /* enclosing range on the same thread, or -1 */
+    int depth;
+} wb_range;
+
+typedef struct { uint64_t start, end; } wb_window;
+
+typedef struct {
+    char gpu[256];
+    char arch[16];       /* "sm_90" */
+    char compute_capability[16];
+    int multiprocessors;
+    long long driver_version, runtime_version, cupti_version; /* -1 when unknown */
+    char cublas_version[32];                                  /* "" when unknown */
+    int complete, cupti_enabled, signal;
+    int nvtx_injected;
+    char written_at[32];
+    uint64_t dropped_records, lost_records;
+    wb_window *windows; size_t n_windows;                     /* cudaProfilerStart/Stop pairs */
+    wb_api_call *api; size_t n_api;
+    wb_kernel *kernels; size_t n_kernels;
+    wb_gpu_op *ops; size_t n_ops;                              /* memcpys and memsets */
+    wb_range *ranges; size_t n_ranges;
+    uint64_t t0;         /* earliest timestamp: traces start here */
+} wb_capture;
+
+typedef struct {
+    char *variant;
+    char **args; size_t n_args;
+    int exit_code;       /* -1 when killed by a signal */
+    int signal;
+    wb_capture capture;
+} wb_run;
+
+typedef struct {
+    char *path;          /* where it was read from, or NULL */
+    char *lesson;
+    char *recorded_at;
+    wb_run *runs; size_t n_runs;
+} wb_recording;
+
+/* Reads a capture file written by libwb_capture.so. Corrupt files: exit 2 naming the field. */
+int wb_capture_load(const char *path, wb_capture *out, wb_error *err);
+int wb_capture_load_buffer(const char *what, const char *data, size_t length, wb_capture *out, wb_error *err);
+void wb_capture_free(wb_capture *c);
+
+/* Recordings: traces/sm_90.json. */
+int wb_recording_load(const char *path, wb_recording *out, wb_error *err);
+int wb_recording_load_buffer(const char *what, const char *data, size_t length, wb_recording *out, wb_error *err);
+/* Writes a recording whose runs hold the capture files named in capture_paths (the raw JSON is
+ * embedded as it is). */
+int wb_recording_write(const char *path, const char *lesson, const char *recorded_at, const wb_run *runs,
+                       const char *const *capture_paths, size_t n_runs, wb_error *err);
+void wb_recording_free(wb_recording *r);
+const wb_run *wb_recording_run(const wb_recording *r, const char *variant);
+
+/* Facts derived after loading (also used by tests that build captures by hand). */
+void wb_capture_link(wb_capture *c);
+
+#endif

@@ -1,0 +1,458 @@
+/*
+ * cmd_check.c: `grader check`, predict then verify.
+ *
+ *   1. read the lesson and the learner's predictions (bad input: exit 2, nothing shown);
+ *   2. while any value is ~, show nothing: on a terminal ask, write the answers into the file
+ *      (comments kept, backup made); elsewhere list what is missing and exit 2;
+ *   3. capture live (each needed variant under CUPTI) or replay a recording when there is no GPU;
+ *      refuse (exit 3) a capture that failed, dropped records or lacks NVTX;
+ *   4. grade each fact, print the report, the explanations and the score;
+ *   5. only then reveal: kernel summary, range breakdown, and the Perfetto trace file's path.
+ */
+#define _GNU_SOURCE
+#include "acquire.h"
+#include "answer_key.h"
+#include "chrome_trace.h"
+#include "commands.h"
+#include "course.h"
+#include "device.h"
+#include "grade.h"
+#include "lesson.h"
+#include "paths.h"
+#include "predictions.h"
+#include "predictions_edit.h"
+#include "progress.h"
+#include "report.h"
+#include "summary.h"
+#include "term.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char CHECK_USAGE[] =
+    "usage: grader check [LESSON_DIR] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
+    "                    [--format text|json] [--reveal]\n"
+    "\n"
+    "Runs the lesson under CUPTI, grades your predictions against what ran, and only then shows the\n"
+    "trace. Without LESSON_DIR: the next lesson you have not graded yet.\n"
+    "\n"
+    "  --predictions FILE  your predictions (default: LESSON_DIR/predictions.yaml)\n"
+    "  --variant NAME      only this variant's predictions (and runs)\n"
+    "  --replay [TRACE]    grade a recording instead of a live run: TRACE, or the lesson's recording\n"
+    "                      for this GPU, else its newest one. Automatic where no CUDA device exists.\n"
+    "  --format text|json  json: one JSON object on stdout (docs/grader.md lists its fields)\n"
+    "  --reveal            show the trace without grading (recorded in your progress)\n"
+    "\n"
+    "exit: 0 every fact right, 1 some fact wrong, 2 bad usage or input, 3 lesson failed or capture\n"
+    "incomplete\n";
+
+typedef struct {
+    const char *lesson_dir, *predictions, *variant, *trace, *format;
+    int replay, reveal;
+} check_options;
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "grader check: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n%s", CHECK_USAGE);
+    return WB_EXIT_INPUT;
+}
+
+/* "--name VALUE" or "--name=VALUE". */
+static int take_value(int argc, char **argv, int *i, const char *name, const char **value) {
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return 0;
+    if (argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return 1;
+    }
+    if (argv[*i][n] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        *value = NULL;
+        return 1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace) {
+    if (!strncmp(argv[*i], "--replay=", 9)) {
+        *replay = 1;
+        *trace = argv[*i] + 9;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--replay") != 0) return 0;
+    *replay = 1;
+    if (*i + 1 < argc) {
+        const char *next = argv[*i + 1];
+        size_t n = strlen(next);
+        if (next[0] != '-' && (wb_file_exists(next) || (n > 5 && !strcmp(next + n - 5, ".json")))) {
+            *trace = next;
+            ++*i;
+        }
+    }
+    return 1;
+}
+
+static int parse(int argc, char **argv, check_options *o) {
+    memset(o, 0, sizeof *o);
+    o->format = "text";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(CHECK_USAGE, stdout);
+            return -1;
+        }
+        if (wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
+        if (!strcmp(a, "--reveal")) { o->reveal = 1; continue; }
+        const char *v = NULL;
+        if (take_value(argc, argv, &i, "--predictions", &v) || take_value(argc, argv, &i, "--variant", &v) ||
+            take_value(argc, argv, &i, "--format", &v)) {
+            if (!v) return usage_error("%s needs a value", a);
+            if (!strncmp(a, "--predictions", 13)) o->predictions = v;
+            else if (!strncmp(a, "--variant", 9)) o->variant = v;
+            else o->format = v;
+            continue;
+        }
+        if (a[0] == '-') return usage_error("unknown option %s", a);
+        if (o->lesson_dir) return usage_error("one lesson at a time (also got %s)", a);
+        o->lesson_dir = a;
+    }
+    if (strcmp(o->format, "text") && strcmp(o->format, "json")) return usage_error("--format is text or json, not %s", o->format);
+    return 0;
+}
+
+/* ---- which lesson ------------------------------------------------------------------------ */
+
+/* The first lesson in course order that is not graded yet. */
+static int next_unfinished(char *buf, size_t cap, wb_error *err) {
+    char root[4096], state[4096];
+    wb_course course;
+    if (wb_find_root(root, sizeof root, err) || wb_course_load(root, &course, err)) return err->code;
+    json_t *progress = NULL;
+    int rc = wb_state_dir(root, state, sizeof state, err);
+    if (!rc) rc = wb_progress_load(state, &progress, err);
+    if (rc) {
+        wb_course_free(&course);
+        return rc;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; i < course.n && !buf[0]; i++) {
+        const char *s = json_string_value(json_object_get(json_object_get(json_object_get(progress, "lessons"), course.names[i]), "state"));
+        if (!s || strcmp(s, "graded") != 0) snprintf(buf, cap, "%s", course.dirs[i]);
+    }
+    json_decref(progress);
+    wb_course_free(&course);
+    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "every lesson is graded; give a lesson folder to check one again");
+    return 0;
+}
+
+/* ---- open predictions (~) ----------------------------------------------------------------- */
+
+static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, size_t cap) {
+    switch (f->kind) {
+    case WB_FACT_KERNELS: snprintf(buf, cap, "GPU kernels launched in range '%s' (memsets and memcpys not counted)", p->range); break;
+    case WB_FACT_GEMMS: snprintf(buf, cap, "of those kernels, matrix multiplies (GEMMs)"); break;
+    case WB_FACT_MEMSETS: snprintf(buf, cap, "memset operations on the GPU in range '%s'", p->range); break;
+    case WB_FACT_MEMCPYS: snprintf(buf, cap, "memcpy operations in range '%s'", p->range); break;
+    case WB_FACT_KERNELS_NAMED:
+        if (f->has_regex) snprintf(buf, cap, "kernels in range '%s' whose name matches /%s/", p->range, f->key + 3);
+        else snprintf(buf, cap, "kernels in range '%s' whose name contains '%s'", p->range, f->key);
+        break;
+    case WB_FACT_API_CALLS: snprintf(buf, cap, "calls to %s made in range '%s'", f->key, p->range); break;
+    }
+}
+
+static void list_open(FILE *f, const wb_prediction_set *p) {
+    fprintf(f, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:\n", p->path,
+            wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t j = 0; j < p->items[i].n_facts; j++) {
+            const wb_fact *x = &p->items[i].facts[j];
+            if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
+        }
+    fprintf(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.\n");
+}
+
+/* Asks each open fact on the terminal; writes the answers into the file. Returns 0 when the file
+ * was updated (or nothing was answered), else an error code. */
+static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
+    size_t n_open = wb_predictions_open(p), n = 0;
+    wb_answer_edit *edits = calloc(n_open + 1, sizeof *edits);
+    if (!edits) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    printf("%s%zu prediction%s still open in %s.%s Answer each with a whole number; Enter skips, q stops.\n", wb_bold(stdout),
+           n_open, n_open == 1 ? " is" : "s are", p->path, wb_reset(stdout));
+    int stop = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < p->n && !stop; i++) {
+        const wb_prediction *q = &p->items[i];
+        const wb_question *question = wb_lesson_question(l, q->id);
+        int header = 0;
+        for (size_t j = 0; j < q->n_facts && !stop; j++) {
+            const wb_fact *f = &q->facts[j];
+            if (f->predicted >= 0) continue;
+            if (!header) {
+                printf("\n%s%s%s (variant %s, range %s)\n", wb_bold(stdout), q->id, wb_reset(stdout),
+                       wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
+                if (question) printf("  %s\n", question->ask);
+                header = 1;
+            }
+            char what[512];
+            describe_fact(f, q, what, sizeof what);
+            for (;;) {
+                printf("  %s: %s? ", f->label, what);
+                fflush(stdout);
+                if (getline(&line, &cap, stdin) < 0) {
+                    stop = 1;
+                    break;
+                }
+                line[strcspn(line, "\r\n")] = '\0';
+                char *s = line;
+                while (*s == ' ') s++;
+                if (!*s) break;
+                if (!strcmp(s, "q")) {
+                    stop = 1;
+                    break;
+                }
+                char *end;
+                long v = strtol(s, &end, 10);
+                if (*end == '\0' && v >= 0 && v <= WB_YAML_MAX_COUNT && s[0] != '-' && s[0] != '+') {
+                    edits[n++] = (wb_answer_edit){f->line, f->column, (int)v};
+                    break;
+                }
+                printf("  a whole number from 0 to %d, please (Enter skips, q stops)\n", WB_YAML_MAX_COUNT);
+            }
+        }
+    }
+    free(line);
+    int rc = 0;
+    if (n > 0) {
+        char backup[4200];
+        rc = wb_predictions_fill(p->path, edits, n, backup, sizeof backup, err);
+        if (!rc) printf("\nSaved %zu answer%s into %s (your previous file is kept as %s).\n", n, n == 1 ? "" : "s", p->path, backup);
+    }
+    free(edits);
+    return rc;
+}
+
+/* ---- the variants a check needs ----------------------------------------------------------- */
+
+static size_t needed_variants(const wb_prediction_set *p, const wb_lesson *l, const char *only, const char **out) {
+    size_t n = 0;
+    for (size_t v = 0; v < l->n_variants; v++) {
+        const char *name = l->variants[v].name;
+        if (only && strcmp(only, name)) continue;
+        int used = !p; /* reveal: all */
+        for (size_t i = 0; p && i < p->n && !used; i++) {
+            const char *pv = wb_prediction_variant(&p->items[i], l);
+            used = pv && !strcmp(pv, name);
+        }
+        if (used) out[n++] = name;
+    }
+    return n;
+}
+
+/* Keeps only the predictions about one variant (a view: items are shared, not copied). */
+static int filter_variant(wb_prediction_set *view, const wb_prediction_set *all, const wb_lesson *l, const char *variant) {
+    *view = *all;
+    view->items = calloc(all->n + 1, sizeof *view->items);
+    view->n = 0;
+    if (!view->items) return -1;
+    for (size_t i = 0; i < all->n; i++) {
+        const char *v = wb_prediction_variant(&all->items[i], l);
+        if (v && !strcmp(v, variant)) view->items[view->n++] = all->items[i];
+    }
+    return 0;
+}
+
+/* ---- obtaining captures --------------------------------------------------------------------- */
+
+static int obtain(const check_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int json,
+                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, wb_error *err) {
+    char arch[16] = "", gpu[256] = "";
+    int have_gpu = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    const char *suffix = have_gpu ? NULL : "replay";
+    if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
+    if (have_gpu) {
+        *source = "live";
+        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr};
+        if (wb_capture_live(&req, rec, err)) return err->code;
+        return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
+    }
+    *source = "replay";
+    char path[4096];
+    if (o->trace) snprintf(path, sizeof path, "%s", o->trace);
+    else if (wb_find_recording(l, NULL, path, sizeof path, err)) return err->code;
+    if (wb_recording_load(path, rec, err)) return err->code;
+    if (strcmp(rec->lesson, l->lesson) != 0)
+        return wb_fail(err, WB_EXIT_INPUT, "%s is a recording of lesson %s, not %s", path, rec->lesson, l->lesson);
+    if (!json && !o->replay) {
+        char desc[512];
+        fprintf(stderr, "No CUDA device here: replaying the recording %s\n  (%s, recorded %s)\n", path,
+                rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
+    }
+    return wb_check_usable(rec, l, variants, n_variants, NULL, err);
+}
+
+/* ---- the reveal --------------------------------------------------------------------------- */
+
+static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_t n_variants, const char *run_dir, int json,
+                  json_t *out, wb_error *err) {
+    char trace[4200];
+    snprintf(trace, sizeof trace, "%s/trace.json", run_dir);
+    /* the trace holds exactly the variants graded */
+    wb_recording view = *rec;
+    view.runs = calloc(n_variants + 1, sizeof *view.runs);
+    view.n_runs = 0;
+    if (!view.runs) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    for (size_t i = 0; i < n_variants; i++) {
+        const wb_run *r = wb_recording_run(rec, variants[i]);
+        if (r) view.runs[view.n_runs++] = *r;
+    }
+    int rc = wb_chrome_trace_write(&view, trace, err);
+    json_t *summaries = json_object();
+    for (size_t i = 0; i < view.n_runs && !rc; i++) {
+        wb_summary s;
+        if (wb_summary_build(&view.runs[i].capture, &s)) {
+            rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+            break;
+        }
+        if (json) json_object_set_new(summaries, view.runs[i].variant, wb_summary_json(&s));
+        else wb_summary_print(f, view.runs[i].variant, &view.runs[i].capture, &s, 15);
+        wb_summary_free(&s);
+    }
+    free(view.runs);
+    if (json) {
+        json_object_set_new(out, "summary", summaries);
+        json_object_set_new(out, "trace_file", json_string(trace));
+    } else {
+        json_decref(summaries);
+        if (!rc) fprintf(f, "\nTrace (Chrome trace format): %s\n  Open it at https://ui.perfetto.dev (Open trace file).\n", trace);
+    }
+    return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static int run_check(const check_options *o, wb_error *err) {
+    int json = !strcmp(o->format, "json");
+    char lesson_dir[4096];
+    if (o->lesson_dir) snprintf(lesson_dir, sizeof lesson_dir, "%s", o->lesson_dir);
+    else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) return err->code;
+    if (!o->lesson_dir && !json) fprintf(stderr, "Next lesson: %s\n", lesson_dir);
+
+    wb_lesson lesson;
+    wb_prediction_set preds = {0}, view = {0};
+    wb_recording rec = {0};
+    wb_answer_key key = {0};
+    int have_key = 0, rc = 0;
+    json_t *out = NULL;
+    const char *variants[64];
+    char run_dir[4096], root[4096], state[4096];
+    if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
+    if (o->variant && !wb_lesson_variant(&lesson, o->variant)) {
+        char list[512];
+        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no variant '%s' (it has: %s)", lesson.lesson, o->variant,
+                     wb_lesson_variant_list(&lesson, list, sizeof list));
+        goto out;
+    }
+    wb_root_dir(lesson.dir, root, sizeof root);
+    if ((rc = wb_state_dir(root, state, sizeof state, err))) goto out;
+
+    char predictions_path[4096];
+    if (o->predictions) snprintf(predictions_path, sizeof predictions_path, "%s", o->predictions);
+    else snprintf(predictions_path, sizeof predictions_path, "%s/predictions.yaml", lesson_dir);
+
+    if (!o->reveal) {
+        if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+        if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
+        if (wb_predictions_open(&preds) > 0) {
+            if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+                if ((rc = ask_open(&preds, &lesson, err))) goto out;
+                wb_predictions_free(&preds);
+                if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+                if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
+            }
+            if (wb_predictions_open(&preds) > 0) {
+                list_open(stderr, &preds);
+                rc = WB_EXIT_INPUT;
+                goto out;
+            }
+        }
+        if (o->variant) {
+            if (filter_variant(&view, &preds, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+            if (view.n == 0) {
+                rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about variant '%s'", preds.path, o->variant);
+                goto out;
+            }
+        } else {
+            view = preds;
+        }
+    }
+    size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
+    const char *source = NULL;
+    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, err))) goto out;
+
+    char key_path[4200];
+    wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
+    if (wb_file_exists(key_path)) {
+        wb_error key_err = {0};
+        have_key = wb_answer_key_load(key_path, &key, &key_err) == 0;
+        if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+    }
+
+    out = json ? json_object() : NULL;
+    if (o->reveal) {
+        if (json) json_object_set_new(out, "lesson", json_string(lesson.lesson)), json_object_set_new(out, "source", json_string(source)),
+            json_object_set_new(out, "revealed_without_predictions", json_true());
+        else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
+                    lesson.lesson);
+        rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
+        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, err);
+    } else {
+        wb_grade grade;
+        if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL};
+        if (json) {
+            json_decref(out);
+            out = wb_report_json(&ctx, &grade);
+        } else {
+            wb_report_text(stdout, &ctx, &grade);
+        }
+        char hash[64] = "";
+        wb_hash_file(predictions_path, hash, sizeof hash);
+        int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
+        rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
+        if (!rc) rc = wb_progress_record_grade(state, lesson.lesson, grade.right, grade.n, hash, source, err);
+        wb_grade_free(&grade);
+        if (!rc) rc = graded_rc;
+    }
+    if (json && (rc == WB_EXIT_OK || rc == WB_EXIT_WRONG)) {
+        char *text = json_dumps(out, JSON_INDENT(2));
+        if (text) puts(text);
+        free(text);
+    }
+out:
+    json_decref(out);
+    if (view.items != preds.items) free(view.items);
+    wb_predictions_free(&preds);
+    wb_recording_free(&rec);
+    if (have_key) wb_answer_key_free(&key);
+    wb_lesson_free(&lesson);
+    return rc;
+}
+
+int cmd_check(int argc, char **argv) {
+    check_options o;
+    int p = parse(argc, argv, &o);
+    if (p < 0) return WB_EXIT_OK;
+    if (p > 0) return p;
+    wb_error err = {0};
+    int rc = run_check(&o, &err);
+    if (err.code) fprintf(stderr, "grader check: %s\n", err.message);
+    return rc;
+}

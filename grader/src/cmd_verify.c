@@ -1,0 +1,313 @@
+/*
+ * cmd_verify.c: `grader verify` (does the instructor's answer key hold?) and `grader record`
+ * (remake the lesson's recording on this GPU).
+ *
+ * verify grades the answer key for the capture's GPU architecture exactly as a learner's
+ * predictions are graded, so a key that verifies is a key a learner can match. With --repeat N
+ * it runs the lesson N times and reports every fact whose value varies between runs: a flaky
+ * question cannot be graded fairly.
+ */
+#define _GNU_SOURCE
+#include "acquire.h"
+#include "answer_key.h"
+#include "commands.h"
+#include "device.h"
+#include "grade.h"
+#include "lesson.h"
+#include "paths.h"
+#include "report.h"
+#include "term.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char VERIFY_USAGE[] =
+    "usage: grader verify LESSON_DIR [--replay [TRACE]] [--repeat N] [--format text|json]\n"
+    "\n"
+    "Checks the lesson's answer key (expectations/NN_name.yaml) against a live capture on this GPU,\n"
+    "or against a recording with --replay (automatic without a GPU). --repeat N runs the lesson N\n"
+    "times live and reports facts whose value varies between runs.\n"
+    "\n"
+    "exit: 0 the key holds, 1 some fact differs (or no answers for this GPU), 2 bad usage or input,\n"
+    "3 lesson failed or capture incomplete\n";
+
+const char RECORD_USAGE[] =
+    "usage: grader record LESSON_DIR\n"
+    "\n"
+    "Runs every variant of the lesson live under CUPTI and saves the captures as the lesson's\n"
+    "recording for this GPU: LESSON_DIR/traces/sm_NN.json (replayed where there is no GPU).\n"
+    "Needs a CUDA device.\n"
+    "\n"
+    "exit: 0 recorded, 2 bad usage or input, 3 no GPU, lesson failed or capture incomplete\n";
+
+typedef struct {
+    const char *lesson_dir, *trace, *format;
+    int replay, repeat;
+} verify_options;
+
+static int parse(int argc, char **argv, verify_options *o, const char *usage, int allow_verify_options) {
+    memset(o, 0, sizeof *o);
+    o->format = "text";
+    o->repeat = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (allow_verify_options && wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
+        if (allow_verify_options && (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9))) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 100) {
+                fprintf(stderr, "grader: --repeat takes a count from 1 to 100\n\n%s", usage);
+                return WB_EXIT_INPUT;
+            }
+            o->repeat = (int)n;
+            continue;
+        }
+        if (allow_verify_options && (!strcmp(a, "--format") || !strncmp(a, "--format=", 9))) {
+            o->format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+            if (strcmp(o->format, "text") && strcmp(o->format, "json")) {
+                fprintf(stderr, "grader: --format is text or json\n\n%s", usage);
+                return WB_EXIT_INPUT;
+            }
+            continue;
+        }
+        if (a[0] == '-' || o->lesson_dir) {
+            fprintf(stderr, "grader: unexpected argument %s\n\n%s", a, usage);
+            return WB_EXIT_INPUT;
+        }
+        o->lesson_dir = a;
+    }
+    if (!o->lesson_dir) {
+        fprintf(stderr, "grader: which lesson? Give its folder, e.g. lessons/01_matmul_add\n\n%s", usage);
+        return WB_EXIT_INPUT;
+    }
+    if (o->replay && o->repeat > 1) {
+        fprintf(stderr, "grader: --repeat needs live runs; it cannot be combined with --replay\n");
+        return WB_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Variants the answers need, in the lesson's order. */
+static size_t answer_variants(const wb_prediction_set *answers, const wb_lesson *l, const char **out) {
+    size_t n = 0;
+    for (size_t v = 0; v < l->n_variants; v++)
+        for (size_t i = 0; i < answers->n; i++) {
+            const char *pv = wb_prediction_variant(&answers->items[i], l);
+            if (pv && !strcmp(pv, l->variants[v].name)) {
+                out[n++] = l->variants[v].name;
+                break;
+            }
+        }
+    return n;
+}
+
+static int get_recording(const verify_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int live,
+                         wb_recording *rec, wb_error *err) {
+    if (live) {
+        char run_dir[4096];
+        if (wb_make_run_dir(l->dir, l->lesson, "verify", run_dir, sizeof run_dir, err)) return err->code;
+        wb_live_request req = {l, variants, n_variants, run_dir, strcmp(o->format, "json") ? stderr : NULL};
+        if (wb_capture_live(&req, rec, err)) return err->code;
+        return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
+    }
+    char path[4096];
+    if (o->trace) snprintf(path, sizeof path, "%s", o->trace);
+    else if (wb_find_recording(l, NULL, path, sizeof path, err)) return err->code;
+    if (wb_recording_load(path, rec, err)) return err->code;
+    return wb_check_usable(rec, l, variants, n_variants, NULL, err);
+}
+
+static int run_verify(const verify_options *o, wb_error *err) {
+    int json = !strcmp(o->format, "json");
+    wb_lesson lesson;
+    wb_answer_key key = {0};
+    wb_recording rec = {0};
+    int rc;
+    if ((rc = wb_lesson_load(o->lesson_dir, &lesson, err))) return rc;
+    char key_path[4200];
+    wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
+    if ((rc = wb_answer_key_load(key_path, &key, err))) goto out;
+
+    char arch[16] = "", gpu[256] = "";
+    int live = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    if (o->repeat > 1 && !live) {
+        rc = wb_fail(err, WB_EXIT_CAPTURE, "--repeat needs a CUDA device: it runs the lesson live");
+        goto out;
+    }
+    /* Which architecture's answers: the live GPU's, or (replay) the recording's. The variants to
+     * capture come from those answers. */
+    const wb_arch_answers *answers = NULL;
+    const char *variants[64];
+    size_t n_variants = 0;
+    if (live) {
+        answers = wb_answer_key_arch(&key, arch);
+        if (!answers) {
+            rc = wb_fail(err, WB_EXIT_WRONG, "%s has no answers for %s (%s); add them (grader record, then write the key)", key_path, arch, gpu);
+            goto out;
+        }
+        n_variants = answer_variants(&answers->answers, &lesson, variants);
+    } else {
+        for (size_t v = 0; v < lesson.n_variants; v++) variants[n_variants++] = lesson.variants[v].name;
+    }
+    if (live && (rc = wb_predictions_check_lesson(&answers->answers, &lesson, err))) goto out;
+
+    json_t *runs_json = json_array();
+    /* per fact: the actual value of each repetition */
+    long *first_actual = NULL;
+    size_t n_facts = 0, flaky = 0, wrong = 0;
+    for (int rep = 0; rep < o->repeat; rep++) {
+        wb_recording_free(&rec);
+        if ((rc = get_recording(o, &lesson, variants, n_variants, live, &rec, err))) break;
+        const char *rec_arch = rec.runs[0].capture.arch;
+        if (!answers) {
+            answers = wb_answer_key_arch(&key, rec_arch);
+            if (!answers) {
+                rc = wb_fail(err, WB_EXIT_WRONG, "%s has no answers for %s, the architecture of the recording %s", key_path, rec_arch,
+                             rec.path ? rec.path : "");
+                break;
+            }
+            if ((rc = wb_predictions_check_lesson(&answers->answers, &lesson, err))) break;
+        }
+        wb_grade g;
+        if ((rc = wb_grade_predictions(&answers->answers, &lesson, &rec, &g, err))) break;
+        if (rep == 0) {
+            n_facts = g.n;
+            first_actual = calloc(n_facts + 1, sizeof *first_actual);
+            char desc[512];
+            if (!json)
+                printf("Verifying %s (%s answers, %s) against %s %s\n  GPU: %s\n", key_path, answers->arch,
+                       answers->verified ? "verified" : "unverified", live ? "a live capture" : "the recording",
+                       live ? "" : rec.path, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc));
+        }
+        json_t *diffs = json_array();
+        for (size_t i = 0; i < g.n && i < n_facts; i++) {
+            const wb_graded_fact *x = &g.facts[i];
+            if (rep == 0) {
+                first_actual[i] = x->actual;
+                if (!x->right) {
+                    wrong++;
+                    if (!json) {
+                        printf("  %sdiffers%s  %s %-32s answer %ld, captured ", wb_red(stdout), wb_reset(stdout), x->prediction->id,
+                               x->fact->label, x->predicted);
+                        if (x->actual >= 0) printf("%ld\n", x->actual);
+                        else {
+                            printf("per occurrence:");
+                            for (size_t k = 0; k < x->n_occurrences && k < 12; k++) printf(" %ld", x->per_occurrence[k]);
+                            printf("%s\n", x->n_occurrences ? "" : " (range never occurred)");
+                        }
+                    }
+                }
+            } else if (x->actual != first_actual[i]) {
+                flaky++;
+                if (!json)
+                    printf("  %sflaky%s    %s %-32s run 1: %ld, run %d: %ld\n", wb_red(stdout), wb_reset(stdout), x->prediction->id,
+                           x->fact->label, first_actual[i], rep + 1, x->actual);
+            }
+            if (!x->right)
+                json_array_append_new(diffs, json_pack("{s:s, s:s, s:I, s:o}", "id", x->prediction->id, "fact", x->fact->label,
+                                                       "answer", (json_int_t)x->predicted, "actual",
+                                                       x->actual >= 0 ? json_integer(x->actual) : json_null()));
+        }
+        json_array_append_new(runs_json, json_pack("{s:i, s:I, s:I, s:o}", "run", rep + 1, "right", (json_int_t)g.right, "total",
+                                                   (json_int_t)g.n, "differences", diffs));
+        wb_grade_free(&g);
+    }
+    free(first_actual);
+    if (!rc) {
+        int holds = wrong == 0 && flaky == 0;
+        if (json) {
+            json_t *o_json = json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "lesson", lesson.lesson, "source",
+                                       live ? "live" : "replay", "arch", answers->arch, "holds", holds, "facts", (json_int_t)n_facts,
+                                       "differing", (json_int_t)wrong, "flaky", (json_int_t)flaky, "runs", runs_json);
+            runs_json = NULL;
+            char *text = json_dumps(o_json, JSON_INDENT(2));
+            puts(text ? text : "{}");
+            free(text);
+            json_decref(o_json);
+        } else {
+            printf("%s%s: %zu facts, %zu differ%s%s\n", holds ? wb_green(stdout) : wb_red(stdout), holds ? "holds" : "does not hold",
+                   n_facts, wrong, o->repeat > 1 ? "" : "", wb_reset(stdout));
+            if (o->repeat > 1) printf("  %d runs, %zu flaky fact value%s\n", o->repeat, flaky, flaky == 1 ? "" : "s");
+        }
+        rc = holds ? WB_EXIT_OK : WB_EXIT_WRONG;
+    }
+    json_decref(runs_json);
+out:
+    wb_recording_free(&rec);
+    wb_answer_key_free(&key);
+    wb_lesson_free(&lesson);
+    return rc;
+}
+
+int cmd_verify(int argc, char **argv) {
+    verify_options o;
+    int p = parse(argc, argv, &o, VERIFY_USAGE, 1);
+    if (p < 0) return WB_EXIT_OK;
+    if (p > 0) return p;
+    wb_error err = {0};
+    int rc = run_verify(&o, &err);
+    if (err.code) fprintf(stderr, "grader verify: %s\n", err.message);
+    return rc;
+}
+
+static int copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb"), *out = NULL;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", to);
+    if (in) out = fopen(tmp, "wb");
+    int ok = in && out;
+    char buf[1 << 16];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = 0;
+    return ok && rename(tmp, to) == 0 ? 0 : -1;
+}
+
+int cmd_record(int argc, char **argv) {
+    verify_options o;
+    int p = parse(argc, argv, &o, RECORD_USAGE, 0);
+    if (p < 0) return WB_EXIT_OK;
+    if (p > 0) return p;
+    wb_error err = {0};
+    wb_lesson lesson;
+    wb_recording rec = {0};
+    int rc = wb_lesson_load(o.lesson_dir, &lesson, &err);
+    if (rc) goto done;
+    char arch[16], gpu[256];
+    if (wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) <= 0) {
+        rc = wb_fail(&err, WB_EXIT_CAPTURE, "no CUDA device here: recordings are made on a GPU machine");
+        goto lesson_out;
+    }
+    const char *variants[64];
+    for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
+    char run_dir[4096];
+    if ((rc = wb_make_run_dir(lesson.dir, lesson.lesson, "record", run_dir, sizeof run_dir, &err))) goto lesson_out;
+    wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr};
+    if ((rc = wb_capture_live(&req, &rec, &err))) goto lesson_out;
+    if ((rc = wb_check_usable(&rec, &lesson, variants, lesson.n_variants, run_dir, &err))) goto lesson_out;
+    char traces[4200], target[4300], source[4300];
+    snprintf(traces, sizeof traces, "%s/traces", lesson.dir);
+    snprintf(target, sizeof target, "%s/%s.json", traces, rec.runs[0].capture.arch);
+    snprintf(source, sizeof source, "%s/recording.json", run_dir);
+    if (wb_mkdir_p(traces) != 0 || copy_file(source, target) != 0) {
+        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: cannot write the recording", target);
+        goto lesson_out;
+    }
+    char desc[512];
+    printf("Recorded %zu variant%s of %s on %s\n  -> %s\n", rec.n_runs, rec.n_runs == 1 ? "" : "s", lesson.lesson,
+           wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), target);
+lesson_out:
+    wb_recording_free(&rec);
+    wb_lesson_free(&lesson);
+done:
+    if (err.code) fprintf(stderr, "grader record: %s\n", err.message);
+    return rc;
+}

@@ -1,0 +1,217 @@
+/* lesson.c: reads lesson.yaml (see lesson.h). Unknown keys are errors, so a typo never drops a
+ * question silently. */
+#include "lesson.h"
+#include "yaml_doc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", NULL};
+static const char *const VARIANT_KEYS[] = {"name", "args", "about", NULL};
+static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", NULL};
+
+static void free_strings(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void wb_lesson_free(wb_lesson *l) {
+    for (size_t i = 0; i < l->n_variants; i++) {
+        free(l->variants[i].name);
+        free(l->variants[i].about);
+        free_strings(l->variants[i].args, l->variants[i].n_args);
+    }
+    free(l->variants);
+    for (size_t i = 0; i < l->n_questions; i++) {
+        wb_question *q = &l->questions[i];
+        free(q->id);
+        free(q->variant);
+        free(q->range);
+        free(q->ask);
+        free_strings(q->facts, q->n_facts);
+        free_strings(q->hints, q->n_hints);
+    }
+    free(l->questions);
+    free_strings(l->ranges, l->n_ranges);
+    free(l->dir);
+    free(l->path);
+    free(l->lesson);
+    free(l->title);
+    free(l->binary);
+    memset(l, 0, sizeof *l);
+}
+
+/* A list of strings (args may be numbers in YAML: "64" and 64 both become "64"). */
+static int read_string_list(wb_yaml *y, yaml_node_t *n, const char *what, int allow_empty, char ***out, size_t *count,
+                            wb_error *err) {
+    if (wb_yaml_expect_sequence(y, n, what, err)) return err->code;
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (!allow_empty && len == 0) return wb_yaml_fail(err, y, n, "%s is empty", what);
+    *out = calloc(len + 1, sizeof **out);
+    if (!*out) return wb_yaml_fail(err, y, n, "out of memory");
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_t *item = yaml_document_get_node(&y->doc, n->data.sequence.items.start[i]);
+        *count = i + 1;
+        if (!item || item->type != YAML_SCALAR_NODE)
+            return wb_yaml_fail(err, y, item, "entries of %s must be plain values", what);
+        (*out)[i] = strdup(wb_yaml_scalar(item));
+    }
+    return 0;
+}
+
+static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", NULL};
+
+static int valid_fact_name(const char *f) {
+    for (const char *const *w = FACT_WORDS; *w; w++)
+        if (!strcmp(f, *w)) return 1;
+    return (!strncmp(f, "kernels_named.", 14) && f[14]) || (!strncmp(f, "api_calls.", 10) && f[10]);
+}
+
+static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
+    if (wb_yaml_expect_sequence(y, list, "'variants'", err)) return err->code;
+    size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+    if (n == 0) return wb_yaml_fail(err, y, list, "'variants' is empty; a lesson runs at least one variant");
+    l->variants = calloc(n, sizeof *l->variants);
+    if (!l->variants) return wb_yaml_fail(err, y, list, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *v = yaml_document_get_node(&y->doc, list->data.sequence.items.start[i]);
+        wb_variant *var = &l->variants[i];
+        l->n_variants = i + 1;
+        if (wb_yaml_expect_mapping(y, v, "a variant", VARIANT_KEYS, err)) return err->code;
+        if (wb_yaml_string(y, wb_yaml_get(y, v, "name") ? wb_yaml_get(y, v, "name") : v, "a variant's 'name'", &var->name, err))
+            return err->code;
+        if (!wb_is_slug(var->name)) return wb_yaml_fail(err, y, v, "variant name '%s' may use only a-z, 0-9 and '-'", var->name);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(l->variants[j].name, var->name)) return wb_yaml_fail(err, y, v, "variant '%s' is listed twice", var->name);
+        yaml_node_t *args = wb_yaml_get(y, v, "args");
+        if (!args) return wb_yaml_fail(err, y, v, "variant '%s' has no 'args' (use [] for none)", var->name);
+        if (read_string_list(y, args, "a variant's 'args'", 1, &var->args, &var->n_args, err)) return err->code;
+        yaml_node_t *about = wb_yaml_get(y, v, "about");
+        if (about && wb_yaml_string(y, about, "'about'", &var->about, err)) return err->code;
+    }
+    return 0;
+}
+
+static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
+    if (wb_yaml_expect_sequence(y, list, "'questions'", err)) return err->code;
+    size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+    if (n == 0) return wb_yaml_fail(err, y, list, "'questions' is empty");
+    l->questions = calloc(n, sizeof *l->questions);
+    if (!l->questions) return wb_yaml_fail(err, y, list, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *qn = yaml_document_get_node(&y->doc, list->data.sequence.items.start[i]);
+        wb_question *q = &l->questions[i];
+        l->n_questions = i + 1;
+        if (wb_yaml_expect_mapping(y, qn, "a question", QUESTION_KEYS, err)) return err->code;
+        q->line = wb_yaml_line(qn);
+        yaml_node_t *id = wb_yaml_get(y, qn, "id");
+        if (wb_yaml_string(y, id ? id : qn, "a question's 'id'", &q->id, err)) return err->code;
+        if (!wb_is_slug(q->id)) return wb_yaml_fail(err, y, id, "question id '%s' may use only a-z, 0-9 and '-'", q->id);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(l->questions[j].id, q->id)) return wb_yaml_fail(err, y, id, "question id '%s' is used twice", q->id);
+        yaml_node_t *variant = wb_yaml_get(y, qn, "variant");
+        if (variant) {
+            if (wb_yaml_string(y, variant, "'variant'", &q->variant, err)) return err->code;
+            if (!wb_lesson_variant(l, q->variant)) return wb_yaml_fail(err, y, variant, "question '%s': no variant '%s'", q->id, q->variant);
+        } else if (l->n_variants > 1) {
+            return wb_yaml_fail(err, y, qn, "question '%s' needs a 'variant': the lesson has several", q->id);
+        }
+        yaml_node_t *range = wb_yaml_get(y, qn, "range");
+        if (wb_yaml_string(y, range ? range : qn, "a question's 'range'", &q->range, err)) return err->code;
+        if (!wb_lesson_has_range(l, q->range))
+            return wb_yaml_fail(err, y, range, "question '%s': range '%s' is not in 'ranges'", q->id, q->range);
+        yaml_node_t *facts = wb_yaml_get(y, qn, "facts");
+        if (!facts) return wb_yaml_fail(err, y, qn, "question '%s' has no 'facts' (e.g. [kernels, gemms])", q->id);
+        if (read_string_list(y, facts, "'facts'", 0, &q->facts, &q->n_facts, err)) return err->code;
+        for (size_t j = 0; j < q->n_facts; j++)
+            if (!valid_fact_name(q->facts[j]))
+                return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (kernels, gemms, memsets, memcpys, "
+                                                    "kernels_named.TEXT, api_calls.NAME)", q->id, q->facts[j]);
+        yaml_node_t *ask = wb_yaml_get(y, qn, "ask");
+        if (wb_yaml_string(y, ask ? ask : qn, "a question's 'ask'", &q->ask, err)) return err->code;
+        yaml_node_t *hints = wb_yaml_get(y, qn, "hints");
+        if (hints && read_string_list(y, hints, "'hints'", 1, &q->hints, &q->n_hints, err)) return err->code;
+    }
+    return 0;
+}
+
+const char *wb_lesson_dir_name(const char *lesson_dir, char *buf, size_t cap) {
+    size_t len = strlen(lesson_dir);
+    while (len > 1 && lesson_dir[len - 1] == '/') len--;
+    size_t start = len;
+    while (start > 0 && lesson_dir[start - 1] != '/') start--;
+    snprintf(buf, cap, "%.*s", (int)(len - start), lesson_dir + start);
+    return buf;
+}
+
+int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
+    memset(l, 0, sizeof *l);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lesson.yaml", lesson_dir);
+    l->dir = strdup(lesson_dir);
+    l->path = strdup(path);
+    wb_yaml y;
+    int rc = wb_yaml_load(path, "lesson.yaml", &y, err);
+    if (rc) {
+        if (strstr(err->message, "no such"))
+            snprintf(err->message, sizeof err->message,
+                     "%s: no lesson here (no lesson.yaml). Give a lesson folder such as lessons/01_matmul_add", lesson_dir);
+        goto out;
+    }
+    yaml_node_t *root = wb_yaml_root(&y);
+    if ((rc = wb_yaml_expect_mapping(&y, root, "lesson.yaml", TOP_KEYS, err))) goto out;
+    static const char *const required[] = {"lesson", "title", "binary", "variants", "ranges", "questions"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!wb_yaml_get(&y, root, required[i])) {
+            rc = wb_yaml_fail(err, &y, root, "lesson.yaml has no '%s'", required[i]);
+            goto out;
+        }
+    if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "lesson"), "'lesson'", &l->lesson, err))) goto out;
+    char dir_name[256];
+    wb_lesson_dir_name(lesson_dir, dir_name, sizeof dir_name);
+    if (strcmp(dir_name, l->lesson) != 0) {
+        rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "lesson"), "'lesson: %s' does not match the folder name '%s'",
+                          l->lesson, dir_name);
+        goto out;
+    }
+    if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "title"), "'title'", &l->title, err))) goto out;
+    if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "binary"), "'binary'", &l->binary, err))) goto out;
+    if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
+    if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
+    rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err);
+out:
+    wb_yaml_free(&y);
+    return rc;
+}
+
+const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name) {
+    for (size_t i = 0; i < l->n_variants; i++)
+        if (!strcmp(l->variants[i].name, name)) return &l->variants[i];
+    return NULL;
+}
+
+const wb_question *wb_lesson_question(const wb_lesson *l, const char *id) {
+    for (size_t i = 0; i < l->n_questions; i++)
+        if (!strcmp(l->questions[i].id, id)) return &l->questions[i];
+    return NULL;
+}
+
+int wb_lesson_has_range(const wb_lesson *l, const char *range) {
+    for (size_t i = 0; i < l->n_ranges; i++)
+        if (!strcmp(l->ranges[i], range)) return 1;
+    return 0;
+}
+
+static const char *join(char *buf, size_t cap, size_t n, const char *(*get)(const wb_lesson *, size_t), const wb_lesson *l) {
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        strncat(buf, get(l, i), cap - strlen(buf) - 1);
+        if (i + 1 < n) strncat(buf, ", ", cap - strlen(buf) - 1);
+    }
+    return buf;
+}
+static const char *variant_at(const wb_lesson *l, size_t i) { return l->variants[i].name; }
+static const char *range_at(const wb_lesson *l, size_t i) { return l->ranges[i]; }
+const char *wb_lesson_variant_list(const wb_lesson *l, char *buf, size_t cap) { return join(buf, cap, l->n_variants, variant_at, l); }
+const char *wb_lesson_range_list(const wb_lesson *l, char *buf, size_t cap) { return join(buf, cap, l->n_ranges, range_at, l); }

@@ -1,0 +1,73 @@
+/*
+ * predictions.h: the core predictions schema (docs/predictions.md), read from the learner's file
+ * and, with the same code, from the predictions lists of answer keys.
+ *
+ *   lesson: 03_mlp
+ *   predictions:
+ *     - id: eager-kernels       # [a-z0-9-]+, unique
+ *       variant: eager          # required when the lesson has several variants
+ *       range: mlp_fwd          # an NVTX range name
+ *       kernels: 5              # facts: a count, or ~ for "not predicted yet"
+ *       gemms: 3
+ *       kernels_named: {gelu: 1, "re:^nvjet": 3}
+ *       api_calls: {cudaLaunchKernel: 2}
+ *       memsets: 2
+ *       memcpys: 0
+ */
+#ifndef WB_PREDICTIONS_H
+#define WB_PREDICTIONS_H
+
+#include "error.h"
+#include "yaml_doc.h"
+
+#include <regex.h>
+
+typedef enum {
+    WB_FACT_KERNELS,
+    WB_FACT_GEMMS,
+    WB_FACT_MEMSETS,
+    WB_FACT_MEMCPYS,
+    WB_FACT_KERNELS_NAMED,
+    WB_FACT_API_CALLS,
+} wb_fact_kind;
+
+typedef struct {
+    wb_fact_kind kind;
+    char *key;        /* kernels_named: the text or "re:regex"; api_calls: the API name; else NULL */
+    char *label;      /* "kernels", "gemms", "kernels_named.gelu", "api_calls.cudaLaunchKernel" */
+    int predicted;    /* -1 for ~ */
+    int line, column; /* of the value, 1-based */
+    regex_t regex;    /* kernels_named with "re:" keys */
+    int has_regex;
+} wb_fact;
+
+typedef struct {
+    char *id, *variant, *range; /* variant may be NULL */
+    wb_fact *facts;
+    size_t n_facts;
+    int line;
+} wb_prediction;
+
+typedef struct {
+    char *path;
+    char *lesson;
+    wb_prediction *items;
+    size_t n;
+} wb_prediction_set;
+
+/* Reads a predictions file. Errors (exit 2) name the file, line and column. */
+int wb_predictions_load(const char *path, wb_prediction_set *out, wb_error *err);
+int wb_predictions_load_buffer(const char *path, const char *data, size_t length, wb_prediction_set *out,
+                               wb_error *err);
+/* Reads a predictions list (a YAML sequence node) of an already loaded document: answer keys. */
+int wb_predictions_from_node(wb_yaml *y, yaml_node_t *list, const char *what, wb_prediction_set *out, wb_error *err);
+void wb_predictions_free(wb_prediction_set *s);
+
+/* Number of facts still ~. */
+size_t wb_predictions_open(const wb_prediction_set *s);
+const wb_prediction *wb_predictions_find(const wb_prediction_set *s, const char *id);
+
+/* Matching used by kernels_named: case-insensitive substring, or the regex for "re:" keys. */
+int wb_fact_name_matches(const wb_fact *f, const char *kernel_name);
+
+#endif

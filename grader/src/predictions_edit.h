@@ -1,0 +1,28 @@
+/*
+ * predictions_edit.h: writes answers into the learner's predictions file in place.
+ *
+ * Only the `~` (or empty) value at each answered position changes: comments, order and layout
+ * stay as the learner wrote them. The previous file is kept as a backup (predictions.yaml.bak,
+ * then .bak.2, .bak.3, ...: never overwritten), and the new file replaces the old atomically.
+ */
+#ifndef WB_PREDICTIONS_EDIT_H
+#define WB_PREDICTIONS_EDIT_H
+
+#include "error.h"
+
+#include <stddef.h>
+
+typedef struct {
+    int line, column; /* 1-based position of the ~ value, as the parser reported it */
+    int value;
+} wb_answer_edit;
+
+/* Applies edits; the backup's path goes to backup (may be NULL). */
+int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, char *backup, size_t backup_cap,
+                        wb_error *err);
+
+/* Pure function for tests: applies edits to text; returns a malloc'd string or NULL with err set. */
+char *wb_predictions_fill_text(const char *path, const char *text, size_t length, const wb_answer_edit *edits, size_t n,
+                               wb_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/* progress.c: see progress.h. */
+#include "progress.h"
+#include "paths.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PROGRESS_FORMAT "gpu-workbench-progress"
+
+static void progress_path(const char *state_dir, char *buf, size_t cap) { snprintf(buf, cap, "%s/progress.json", state_dir); }
+
+int wb_progress_load(const char *state_dir, json_t **out, wb_error *err) {
+    char path[4096];
+    progress_path(state_dir, path, sizeof path);
+    *out = NULL;
+    if (!wb_file_exists(path)) {
+        *out = json_pack("{s:s, s:i, s:{}}", "format", PROGRESS_FORMAT, "version", 1, "lessons");
+        return 0;
+    }
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root || !json_is_object(json_object_get(root, "lessons"))) {
+        json_decref(root);
+        return wb_fail_at(err, WB_EXIT_INPUT, path, root ? 0 : jerr.line, root ? 0 : jerr.column,
+                          "the progress file is corrupt; delete it (only scores are lost) and grade again");
+    }
+    *out = root;
+    return 0;
+}
+
+int wb_progress_save(const char *state_dir, json_t *progress, wb_error *err) {
+    char path[4096], tmp[4200];
+    progress_path(state_dir, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    if (json_dump_file(progress, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || rename(tmp, path) != 0)
+        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the progress file", path);
+    return 0;
+}
+
+json_t *wb_progress_lesson(json_t *progress, const char *lesson) {
+    json_t *lessons = json_object_get(progress, "lessons");
+    json_t *entry = json_object_get(lessons, lesson);
+    if (!entry) {
+        entry = json_object();
+        json_object_set_new(lessons, lesson, entry);
+    }
+    return entry;
+}
+
+static long long get_int(json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
+int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
+                             const char *predictions_hash, const char *source, wb_error *err) {
+    json_t *progress;
+    if (wb_progress_load(state_dir, &progress, err)) return err->code;
+    json_t *e = wb_progress_lesson(progress, lesson);
+    char now[32];
+    wb_utc_now(now, sizeof now, NULL, 0);
+    if (!json_object_get(e, "first_total")) {
+        json_object_set_new(e, "first_right", json_integer((json_int_t)right));
+        json_object_set_new(e, "first_total", json_integer((json_int_t)total));
+        json_object_set_new(e, "first_hash", json_string(predictions_hash));
+    }
+    json_object_set_new(e, "state", json_string("graded"));
+    json_object_set_new(e, "right", json_integer((json_int_t)right));
+    json_object_set_new(e, "total", json_integer((json_int_t)total));
+    json_object_set_new(e, "attempts", json_integer(get_int(e, "attempts") + 1));
+    json_object_set_new(e, "predictions_hash", json_string(predictions_hash));
+    json_object_set_new(e, "graded_at", json_string(now));
+    json_object_set_new(e, "source", json_string(source));
+    if (!json_object_get(e, "revealed_without_predictions"))
+        json_object_set_new(e, "revealed_without_predictions", json_false());
+    int rc = wb_progress_save(state_dir, progress, err);
+    json_decref(progress);
+    return rc;
+}
+
+int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, wb_error *err) {
+    json_t *progress;
+    if (wb_progress_load(state_dir, &progress, err)) return err->code;
+    json_t *e = wb_progress_lesson(progress, lesson);
+    char now[32];
+    wb_utc_now(now, sizeof now, NULL, 0);
+    const char *state = json_string_value(json_object_get(e, "state"));
+    if (!state || strcmp(state, "graded") != 0) json_object_set_new(e, "state", json_string("revealed"));
+    /* Seen before grading: any later score is not a first try. */
+    if (!json_object_get(e, "first_total")) json_object_set_new(e, "revealed_without_predictions", json_true());
+    json_object_set_new(e, "revealed_at", json_string(now));
+    json_object_set_new(e, "source", json_string(source));
+    int rc = wb_progress_save(state_dir, progress, err);
+    json_decref(progress);
+    return rc;
+}
+
+int wb_hash_file(const char *path, char *out, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    unsigned long long h = 1469598103934665603ull;
+    int c;
+    while ((c = fgetc(f)) != EOF) h = (h ^ (unsigned char)c) * 1099511628211ull;
+    fclose(f);
+    snprintf(out, cap, "fnv1a64:%016llx", h);
+    return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * report.h: the grading report, as text for people or as one JSON object (--format json) for
+ * tools. Both carry the same facts: right or wrong, predicted and actual, each occurrence's value
+ * where they differ, and the score.
+ */
+#ifndef WB_REPORT_H
+#define WB_REPORT_H
+
+#include "answer_key.h"
+#include "capture.h"
+#include "grade.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *lesson;
+    const char *source;            /* "live" or "replay" */
+    const wb_recording *recording; /* what was graded */
+    const wb_answer_key *key;      /* explanations; may be NULL */
+} wb_report_context;
+
+/* "13.0" from 13000 */
+const char *wb_cuda_version_string(long long v, char *buf, size_t cap);
+
+/* One line: "NVIDIA H200 (sm_90), driver 13.0, CUDA runtime 13.0, cuBLAS 13.1.0". */
+const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap);
+
+void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g);
+json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g);
+
+#endif
