@@ -63,7 +63,7 @@ int wb_find_occurrences(const wb_capture *c, const char *range_name, wb_occurren
         out->n++;
         if (fill(c, &p[out->n - 1])) goto oom;
     }
-    qsort_r(out->items, out->n, sizeof *out->items, range_start_cmp, (void *)c);
+    if (out->n > 1) qsort_r(out->items, out->n, sizeof *out->items, range_start_cmp, (void *)c);
     return 0;
 oom:
     wb_occurrences_free(out);

@@ -211,6 +211,7 @@ const wb_prediction *wb_predictions_find(const wb_prediction_set *s, const char 
 }
 
 int wb_fact_name_matches(const wb_fact *f, const char *kernel_name) {
+    if (!kernel_name || !f->key) return 0; /* only kernels_named facts have a key */
     if (f->has_regex) return regexec(&f->regex, kernel_name, 0, NULL, 0) == 0;
     return strcasestr(kernel_name, f->key) != NULL;
 }

@@ -1,0 +1,173 @@
+/*
+ * test_capture_reader.c: captures and recordings as files: the real H200 recording of the probe
+ * (its answer key, written by construction, must hold on it), and corrupt files, each of which
+ * must give one clear message and exit code 2, never a crash.
+ */
+#include "answer_key.h"
+#include "capture.h"
+#include "grade.h"
+#include "lesson.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *probe_path(const char *rel) {
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/tests/grader/probe/%s", getenv("WB_SOURCE_DIR"), rel);
+    return buf;
+}
+
+Test(capture_reader, reads_the_h200_recording_of_the_probe) {
+    wb_recording rec;
+    wb_error err = {0};
+    cr_assert_eq(wb_recording_load(probe_path("lessons/00_probe/traces/sm_90.json"), &rec, &err), 0, "%s", err.message);
+    cr_assert_str_eq(rec.lesson, "00_probe");
+    cr_assert_eq(rec.n_runs, 2);
+    const wb_capture *c = &wb_recording_run(&rec, "eager")->capture;
+    cr_assert_str_eq(c->arch, "sm_90");
+    cr_assert_str_eq(c->gpu, "NVIDIA H200");
+    cr_assert(c->complete);
+    cr_assert_eq(c->dropped_records, 0);
+    cr_assert_eq(c->n_windows, 1);
+    cr_assert_gt(c->n_kernels, 0);
+    /* every kernel was launched by a recorded API call */
+    for (size_t i = 0; i < c->n_kernels; i++) cr_assert_geq(c->kernels[i].api, 0, "kernel %s has no launch call", c->kernels[i].name);
+    /* the NVTX nesting made it through: inner inside outer inside step */
+    int inner_depth = -1;
+    for (size_t i = 0; i < c->n_ranges; i++)
+        if (!strcmp(c->ranges[i].name, "inner")) inner_depth = c->ranges[i].depth;
+    cr_assert_eq(inner_depth, 2);
+    wb_recording_free(&rec);
+}
+
+Test(capture_reader, the_answer_key_known_by_construction_holds_on_the_recording) {
+    wb_recording rec;
+    wb_lesson lesson;
+    wb_answer_key key;
+    wb_error err = {0};
+    cr_assert_eq(wb_recording_load(probe_path("lessons/00_probe/traces/sm_90.json"), &rec, &err), 0, "%s", err.message);
+    cr_assert_eq(wb_lesson_load(probe_path("lessons/00_probe"), &lesson, &err), 0, "%s", err.message);
+    cr_assert_eq(wb_answer_key_load(probe_path("expectations/00_probe.yaml"), &key, &err), 0, "%s", err.message);
+    const wb_arch_answers *a = wb_answer_key_arch(&key, "sm_90");
+    cr_assert_not_null(a);
+    wb_grade g;
+    cr_assert_eq(wb_grade_predictions(&a->answers, &lesson, &rec, &g, &err), 0, "%s", err.message);
+    for (size_t i = 0; i < g.n; i++)
+        cr_expect(g.facts[i].right, "%s %s: answer %ld, captured %ld", g.facts[i].prediction->id, g.facts[i].fact->label,
+                  g.facts[i].predicted, g.facts[i].actual);
+    cr_assert_eq(g.right, g.n);
+    cr_assert_geq(g.n, 25);
+    wb_grade_free(&g);
+    wb_answer_key_free(&key);
+    wb_lesson_free(&lesson);
+    wb_recording_free(&rec);
+}
+
+/* The probe's eager capture as text, for corruption. */
+static char *probe_capture_text(void) {
+    wb_error err = {0};
+    FILE *f = fopen(probe_path("lessons/00_probe/traces/sm_90.json"), "rb");
+    cr_assert_not_null(f);
+    static char buf[1 << 21];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    (void)err;
+    /* the first run's capture object */
+    char *start = strstr(buf, "\"capture\":");
+    cr_assert_not_null(start);
+    start += strlen("\"capture\":");
+    int depth = 0;
+    char *p = start;
+    for (; *p; p++) {
+        if (*p == '{') depth++;
+        if (*p == '}' && --depth == 0) break;
+    }
+    p[1] = '\0';
+    return strdup(start);
+}
+
+static void corrupt_is_rejected(const char *text, const char *want) {
+    wb_capture c;
+    wb_error err = {0};
+    int rc = wb_capture_load_buffer("cap.json", text, strlen(text), &c, &err);
+    cr_assert_eq(rc, WB_EXIT_INPUT, "accepted a corrupt capture (want '%s')", want);
+    cr_assert(strstr(err.message, "cap.json") == err.message, "%s", err.message);
+    cr_assert(strstr(err.message, want), "message '%s' lacks '%s'", err.message, want);
+    wb_capture_free(&c);
+}
+
+static char *replace_once(const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "fixture lacks %s", from);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    size_t head = (size_t)(at - text);
+    memcpy(out, text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+Test(capture_reader, reads_the_capture_alone) {
+    char *text = probe_capture_text();
+    wb_capture c;
+    wb_error err = {0};
+    cr_assert_eq(wb_capture_load_buffer("cap.json", text, strlen(text), &c, &err), 0, "%s", err.message);
+    cr_assert_gt(c.n_api, 100);
+    wb_capture_free(&c);
+    free(text);
+}
+
+Test(capture_reader, rejects_corrupt_captures) {
+    char *text = probe_capture_text();
+    char *t;
+    corrupt_is_rejected("", "empty");
+    corrupt_is_rejected("{", "not valid JSON");
+    corrupt_is_rejected("[1,2]", "not a capture");
+    corrupt_is_rejected("{\"format\": \"something-else\"}", "not a gpu-workbench capture");
+    corrupt_is_rejected("{\"format\": \"gpu-workbench-capture\", \"version\": 99}", "format version 99");
+    /* truncated in the middle */
+    t = strndup(text, strlen(text) / 2);
+    corrupt_is_rejected(t, "not valid JSON");
+    free(t);
+    t = replace_once(text, "\"kernels\":[", "\"kernels\":7,\"x\":[");
+    corrupt_is_rejected(t, "'kernels' is missing or not a list");
+    free(t);
+    t = replace_once(text, "\"start\":", "\"start\":\"soon\",\"was\":");
+    corrupt_is_rejected(t, "'start' is missing or not a non-negative integer");
+    free(t);
+    t = replace_once(text, "\"grid\":[", "\"grid\":[1,");
+    corrupt_is_rejected(t, "'grid' is missing or not a list of 3 integers");
+    free(t);
+    t = replace_once(text, "\"domain\":\"runtime\"", "\"domain\":\"userland\"");
+    corrupt_is_rejected(t, "'domain'");
+    free(t);
+    t = replace_once(text, "\"dropped_records\":0", "\"dropped_records\":-4");
+    corrupt_is_rejected(t, "dropped_records");
+    free(t);
+    free(text);
+}
+
+Test(capture_reader, rejects_corrupt_recordings) {
+    wb_recording rec;
+    wb_error err = {0};
+    const char *bad[][2] = {
+        {"{\"format\":\"gpu-workbench-recording\",\"version\":1,\"lesson\":\"x\",\"recorded_at\":\"t\",\"runs\":[]}", "'runs'"},
+        {"{\"format\":\"gpu-workbench-recording\",\"version\":2}", "version"},
+        {"{\"format\":\"gpu-workbench-capture\",\"version\":1}", "not a gpu-workbench recording"},
+        {"{\"format\":\"gpu-workbench-recording\",\"version\":1,\"lesson\":\"x\",\"recorded_at\":\"t\",\"runs\":[{\"variant\":\"a\",\"capture\":{}}]}",
+         "not a gpu-workbench capture"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        cr_assert_eq(wb_recording_load_buffer("rec.json", bad[i][0], strlen(bad[i][0]), &rec, &err), WB_EXIT_INPUT);
+        cr_assert(strstr(err.message, bad[i][1]), "'%s' lacks '%s'", err.message, bad[i][1]);
+        wb_recording_free(&rec);
+    }
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(wb_recording_load("/nonexistent/sm_90.json", &rec, &err), WB_EXIT_INPUT);
+    cr_assert(strstr(err.message, "/nonexistent/sm_90.json"));
+}

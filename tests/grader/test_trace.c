@@ -1,0 +1,163 @@
+/*
+ * test_trace.c: the Chrome trace writer, its output read back with jansson and checked: the
+ * lanes (host API per thread, GPU per stream, NVTX), complete events with durations, and one
+ * flow arrow from each launching call to its kernel. Also the kernel summary and range table.
+ */
+#include "capture_builder.h"
+#include "chrome_trace.h"
+#include "summary.h"
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static void make(wb_recording *rec) {
+    memset(rec, 0, sizeof *rec);
+    rec->lesson = strdup("09_test");
+    rec->recorded_at = strdup("2026-11-29T00:00:00Z");
+    rec->n_runs = 1;
+    rec->runs = calloc(1, sizeof *rec->runs);
+    rec->runs[0].variant = strdup("eager");
+    wb_capture *c = &rec->runs[0].capture;
+    build_start(c);
+    add_range(c, "step", 1000, 9000, 11);
+    add_range(c, "inner", 1500, 3000, 11);
+    add_api(c, "cudaLaunchKernel", 2000, 2500, 1, 11);
+    add_kernel(c, "gelu_kernel", 3000, 4000, 1, 7);
+    add_api(c, "cuLaunchKernelEx", 5000, 5300, 2, 11);
+    add_kernel(c, "nvjet_sm90_tst_64x8", 6000, 8000, 2, 13);
+    add_api(c, "cudaMemcpyAsync", 8100, 8200, 3, 11);
+    add_op(c, WB_GPU_MEMCPY, 8300, 8400, 3, 13);
+    add_window(c, 900, 9500);
+    build_finish(c);
+}
+
+static json_t *events_of(json_t *trace) { return json_object_get(trace, "traceEvents"); }
+
+static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+Test(trace, written_file_is_valid_chrome_trace_json) {
+    wb_recording rec;
+    make(&rec);
+    char path[] = "/tmp/wb-trace-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    wb_error err = {0};
+    cr_assert_eq(wb_chrome_trace_write(&rec, path, &err), 0, "%s", err.message);
+    json_error_t jerr;
+    json_t *t = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(t, "unreadable trace: %s", jerr.text);
+    json_t *ev = events_of(t);
+    cr_assert(json_is_array(ev));
+    cr_assert_str_eq(str(t, "displayTimeUnit"), "ns");
+
+    int kernels = 0, apis = 0, ranges = 0, copies = 0, flows_s = 0, flows_f = 0, names = 0;
+    json_int_t host_pid = -1, gpu_pid = -1, nvtx_pid = -1;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        const char *ph = str(e, "ph");
+        cr_assert_not_null(ph, "every event has a phase");
+        cr_assert(json_is_integer(json_object_get(e, "pid")));
+        if (!strcmp(ph, "M")) {
+            if (!strcmp(str(e, "name"), "process_name")) {
+                const char *n = str(json_object_get(e, "args"), "name");
+                json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+                if (strstr(n, "host API")) host_pid = pid;
+                if (strstr(n, "GPU")) gpu_pid = pid;
+                if (strstr(n, "NVTX")) nvtx_pid = pid;
+                names++;
+            }
+            continue;
+        }
+        cr_assert(json_is_number(json_object_get(e, "ts")), "event without ts");
+        const char *cat = str(e, "cat");
+        if (!strcmp(ph, "X")) {
+            cr_assert(json_is_number(json_object_get(e, "dur")));
+            cr_assert_geq(json_number_value(json_object_get(e, "dur")), 0.0);
+            if (!strcmp(cat, "kernel")) kernels++;
+            else if (!strcmp(cat, "runtime API") || !strcmp(cat, "driver API")) apis++;
+            else if (!strcmp(cat, "nvtx")) ranges++;
+            else if (!strcmp(cat, "memcpy")) copies++;
+        }
+        if (!strcmp(ph, "s")) flows_s++;
+        if (!strcmp(ph, "f")) {
+            flows_f++;
+            cr_assert_str_eq(str(e, "bp"), "e");
+        }
+    }
+    cr_assert_eq(names, 3, "three processes: host API, GPU, NVTX");
+    cr_assert_eq(kernels, 2);
+    cr_assert_eq(apis, 3);
+    cr_assert_eq(ranges, 2);
+    cr_assert_eq(copies, 1);
+    cr_assert_eq(flows_s, 3, "one arrow per kernel or copy");
+    cr_assert_eq(flows_f, 3);
+
+    /* lanes: kernels on their stream's lane of the GPU process; times relative to the first record */
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        const char *cat = str(e, "cat");
+        if (!cat) continue;
+        json_int_t pid = json_integer_value(json_object_get(e, "pid")), tid = json_integer_value(json_object_get(e, "tid"));
+        if (!strcmp(cat, "kernel")) {
+            cr_assert_eq(pid, gpu_pid);
+            if (!strcmp(str(e, "name"), "gelu_kernel")) {
+                cr_assert_eq(tid, 7);
+                cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 2.0, 1e-9, "3000 ns - t0 1000 ns = 2 us");
+                cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), 1.0, 1e-9);
+                cr_assert(json_is_false(json_object_get(json_object_get(e, "args"), "gemm")));
+            } else {
+                cr_assert_eq(tid, 13);
+                cr_assert(json_is_true(json_object_get(json_object_get(e, "args"), "gemm")));
+            }
+        }
+        if (!strcmp(cat, "runtime API") || !strcmp(cat, "driver API")) {
+            cr_assert_eq(pid, host_pid);
+            cr_assert_eq(tid, 11);
+        }
+        if (!strcmp(cat, "nvtx")) cr_assert_eq(pid, nvtx_pid);
+    }
+    /* each flow start pairs with one finish of the same id */
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *s = json_array_get(ev, i);
+        if (strcmp(str(s, "ph"), "s")) continue;
+        int matched = 0;
+        for (size_t j = 0; j < json_array_size(ev); j++) {
+            json_t *f = json_array_get(ev, j);
+            if (!strcmp(str(f, "ph"), "f") && json_equal(json_object_get(f, "id"), json_object_get(s, "id"))) matched++;
+        }
+        cr_assert_eq(matched, 1);
+    }
+    json_decref(t);
+    unlink(path);
+    wb_recording_free(&rec);
+}
+
+Test(trace, summary_groups_kernels_and_ranges) {
+    wb_recording rec;
+    make(&rec);
+    wb_summary s;
+    cr_assert_eq(wb_summary_build(&rec.runs[0].capture, &s), 0);
+    cr_assert_eq(s.n_kernels, 2);
+    cr_assert_str_eq(s.kernels[0].name, "nvjet_sm90_tst_64x8", "sorted by total time");
+    cr_assert_eq(s.kernels[0].total_ns, 2000);
+    cr_assert(s.kernels[0].gemm);
+    cr_assert_eq(s.kernels[1].instances, 1);
+    cr_assert_eq(s.kernel_total_ns, 3000);
+    cr_assert_eq(s.n_ranges, 2);
+    cr_assert_str_eq(s.ranges[0].name, "step");
+    cr_assert_float_eq(s.ranges[0].kernels, 2.0, 1e-9);
+    cr_assert_float_eq(s.ranges[0].api_calls, 3.0, 1e-9);
+    cr_assert_float_eq(s.ranges[0].gpu_ns, 3000.0, 1e-9);
+    cr_assert_float_eq(s.ranges[0].wall_ns, 8000.0, 1e-9);
+    cr_assert_float_eq(s.ranges[1].kernels, 1.0, 1e-9, "inner holds the gelu launch");
+    char buf[8192] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    wb_summary_print(f, "eager", &rec.runs[0].capture, &s, 10);
+    fclose(f);
+    cr_assert(strstr(buf, "nvjet_sm90_tst_64x8  [gemm]"), "%s", buf);
+    wb_summary_free(&s);
+    wb_recording_free(&rec);
+}
