@@ -1,0 +1,23 @@
+#!/bin/sh
+# run_lessons_bench.sh [lessons_bench.py options]: the lessons 01-03 benchmark on a GPU machine.
+#
+# Run from the repository root with a build folder made on the development machine and carried
+# here (see the devices README):
+#     ../shared/device/bundle-libs build/devlibs build/bin/*     # on the development machine
+#     bench/run_lessons_bench.sh                                  # here; report in $OUT/bench.md
+# It times PyTorch (eager and torch.compile) and every lesson variant in one run and prints one
+# markdown table. Exit 0 when everything ran (timings are reported, not asserted).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${WB_BUILD_DIR:-build}
+if [ ! -x "$build/bin/lesson_03_mlp" ]; then
+    echo "run_lessons_bench.sh: $build/bin/lesson_03_mlp not found; build first (cmake --build $build)" >&2
+    exit 2
+fi
+if [ -d "$build/devlibs" ]; then
+    LD_LIBRARY_PATH="$root/$build/devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>/dev/null || true
+exec python3 bench/lessons_bench.py --bin "$build/bin" "$@"

@@ -1,0 +1,474 @@
+/*
+ * Lesson 01: y = x @ w + b, the smallest GPU program worth profiling.
+ *
+ * One step is what torch.add(torch.matmul(x, w), b) does: a cuBLAS GEMM writes xw = x @ w, then
+ * our own kernel writes y = xw + b. Every matrix is square (--size n), row-major, bf16; the GEMM
+ * accumulates in fp32.
+ *
+ *     lesson_01_matmul_add [--variant eager|graph] [--size N] [--steps S] [--warmup W]
+ *
+ * Variants
+ *   eager   the host launches both kernels every step: cublasGemmEx (cuBLAS launches its kernel
+ *           through the driver API) and bias_add_kernel<<<...>>> (the runtime's cudaLaunchKernel).
+ *   graph   the same two launches captured once into a CUDA graph; each step is one
+ *           cudaGraphLaunch. Fewer host calls, the same kernels on the GPU.
+ *
+ * What it shows: at --size 64 a step is overhead-bound (the host spends longer launching than
+ * the GPU spends computing, so the GPU idles between kernels); at --size 4096 it is compute-bound
+ * (the GEMM dwarfs the launch cost, and the host waits in cudaDeviceSynchronize). The timing
+ * table splits each step into host launch time, time waiting in the synchronize, and GPU time.
+ *
+ * Program order: setup (cuBLAS handle, workspace, inputs), warm-up steps (cuBLAS heuristics,
+ * module loading and graph upload happen here, outside the measurement), then --steps measured
+ * steps between cudaProfilerStart and cudaProfilerStop, then a CPU reference check.
+ *
+ * NVTX ranges (the lesson's interface; lesson.yaml lists them):
+ *   step          one measured step, from its first launch to the end of its synchronize
+ *   matmul        the cublasGemmEx call                        (eager)
+ *   bias_add      the bias_add_kernel launch                   (eager)
+ *   graph_launch  the cudaGraphLaunch call                     (graph)
+ *   sync          the cudaDeviceSynchronize that ends every step
+ *
+ * Exit status: 0 when the result matches the CPU reference, 1 on any CUDA or cuBLAS error or a
+ * wrong result, 2 on bad usage.
+ */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wb_bf16.h"
+#include "wb_check.h"
+#include "wb_compare.h"
+#include "wb_random.h"
+#include "wb_timing.h"
+
+typedef __nv_bfloat16 bf16;
+
+/* cuBLAS scratch memory. We hand cuBLAS our own so that no variant allocates inside a step and so
+ * that graph capture works (a captured GEMM cannot allocate); 32 MiB is what NVIDIA recommends
+ * for Hopper. */
+#define WORKSPACE_BYTES (32u << 20)
+/* The CPU reference (double precision, O(n^3)) is computed for this many rows spread over y. */
+#define CHECK_ROWS 32
+/* bf16 output: each element is rounded twice (the GEMM's output, then y), each time by up to
+ * 2^-8 of itself, so the relative error lands near 2.5e-3; 1e-2 still catches any wrong index or
+ * missing term. */
+#define TOLERANCE 1e-2
+
+/* ---- kernels -------------------------------------------------------------------------------- */
+
+/* y (rows, cols) = xw (rows, cols) + b (cols), one thread per element. It moves 4 bytes per
+ * element for one addition, so its time is set by memory bandwidth, and at size 64 by nothing
+ * but launch latency. */
+__global__ void bias_add_kernel(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)rows * cols) return;
+    int col = (int)(i % (size_t)cols);
+    y[i] = __float2bfloat16(__bfloat162float(xw[i]) + __bfloat162float(b[col]));
+}
+
+/* ---- host launchers ------------------------------------------------------------------------- */
+
+/*
+ * xw (m, n) = x (m, k) @ w (k, n); row-major bf16, fp32 accumulation.
+ *
+ * cuBLAS is column-major (Fortran order), and our matrices are row-major (C order). The bytes of
+ * a row-major (m, k) matrix, read column-major, are its transpose: a (k, m) matrix with leading
+ * dimension k. So ask cuBLAS for the transposed product, which needs no transposition at all:
+ *
+ *     xw^T (n, m) = w^T (n, k) @ x^T (k, m)
+ *
+ * w's bytes read column-major are w^T (leading dimension n), x's bytes are x^T (leading dimension
+ * k), and xw^T written column-major is xw row-major. So: w goes first, x second, CUBLAS_OP_N on
+ * both, and the sizes are passed as (n, m, k). No data moves; only the arguments swap.
+ */
+static int matmul_bf16(cublasHandle_t cublas, bf16 *xw, const bf16 *x, const bf16 *w, int m, int k,
+                       int n) {
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, n,
+                              x, CUDA_R_16BF, k, &beta, xw, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+    return WB_OK;
+}
+
+static int bias_add(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols, cudaStream_t stream) {
+    const int block = 256;
+    size_t n = (size_t)rows * cols;
+    unsigned grid = (unsigned)((n + block - 1) / block);
+    bias_add_kernel<<<grid, block, 0, stream>>>(y, xw, b, rows, cols);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+/* ---- the lesson's state --------------------------------------------------------------------- */
+
+typedef enum { VARIANT_EAGER, VARIANT_GRAPH } variant;
+
+typedef struct {
+    int n;                      /* square size */
+    bf16 *x;                    /* (n, n) input */
+    bf16 *w;                    /* (n, n) weight */
+    bf16 *b;                    /* (n)    bias */
+    bf16 *xw;                   /* (n, n) x @ w, written by the GEMM */
+    bf16 *y;                    /* (n, n) xw + b, the output */
+    float *x_host, *w_host, *b_host; /* the same values on the host, rounded to bf16 */
+    void *workspace;            /* WORKSPACE_BYTES for cuBLAS */
+    cublasHandle_t cublas;
+    cudaStream_t stream;        /* every launch goes here; graph capture needs a non-default stream */
+    cudaGraphExec_t graph_exec; /* graph variant: the captured step, instantiated */
+} lesson;
+
+/* Random bf16 values on the GPU, with the rounded copy kept on the host for the reference. */
+static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
+    uint16_t *bits = (uint16_t *)malloc(n * sizeof *bits);
+    if (!bits) {
+        fprintf(stderr, "out of host memory (%zu bf16 values)\n", n);
+        return WB_FAIL;
+    }
+    wb_fill_uniform(host, n, rng, lo, hi);
+    wb_bf16_encode(bits, host, n);
+    cudaError_t err = cudaMemcpy(dst, bits, n * sizeof *bits, cudaMemcpyHostToDevice);
+    free(bits);
+    CUDA_CHECK(err);
+    return WB_OK;
+}
+
+static int lesson_init(lesson *L, int n, uint64_t seed) {
+    memset(L, 0, sizeof *L);
+    L->n = n;
+    size_t nn = (size_t)n * n;
+    L->x_host = (float *)malloc(nn * sizeof(float));
+    L->w_host = (float *)malloc(nn * sizeof(float));
+    L->b_host = (float *)malloc((size_t)n * sizeof(float));
+    if (!L->x_host || !L->w_host || !L->b_host) {
+        fprintf(stderr, "out of host memory for size %d\n", n);
+        return WB_FAIL;
+    }
+    CUDA_CHECK(cudaMalloc((void **)&L->x, nn * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->w, nn * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->b, (size_t)n * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->xw, nn * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->y, nn * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&L->workspace, WORKSPACE_BYTES));
+
+    wb_rng rng;
+    wb_rng_seed(&rng, seed);
+    WB_TRY(upload_random(L->x, L->x_host, nn, &rng, -1.0f, 1.0f));
+    WB_TRY(upload_random(L->w, L->w_host, nn, &rng, -1.0f, 1.0f));
+    WB_TRY(upload_random(L->b, L->b_host, (size_t)n, &rng, -1.0f, 1.0f));
+    /* Fill the outputs with NaN bits (0xFFFF) so an output nobody writes cannot pass the check. */
+    CUDA_CHECK(cudaMemset(L->xw, 0xFF, nn * sizeof(bf16)));
+    CUDA_CHECK(cudaMemset(L->y, 0xFF, nn * sizeof(bf16)));
+
+    CUDA_CHECK(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&L->cublas));
+    CUBLAS_CHECK(cublasSetStream(L->cublas, L->stream));
+    CUBLAS_CHECK(cublasSetWorkspace(L->cublas, L->workspace, WORKSPACE_BYTES));
+    /* The uploads and memsets above ran on the legacy default stream, which our non-blocking
+     * stream does not wait for: finish them before the first step. */
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return WB_OK;
+}
+
+/* Frees what lesson_init made; safe on a partly built lesson. Errors are ignored: we are leaving. */
+static void lesson_free(lesson *L) {
+    if (L->graph_exec) cudaGraphExecDestroy(L->graph_exec);
+    if (L->cublas) cublasDestroy(L->cublas);
+    if (L->stream) cudaStreamDestroy(L->stream);
+    cudaFree(L->x);
+    cudaFree(L->w);
+    cudaFree(L->b);
+    cudaFree(L->xw);
+    cudaFree(L->y);
+    cudaFree(L->workspace);
+    free(L->x_host);
+    free(L->w_host);
+    free(L->b_host);
+    memset(L, 0, sizeof *L);
+}
+
+/* ---- one step ------------------------------------------------------------------------------- */
+
+/* The forward pass: two launches, each in its own NVTX range. */
+static int forward(lesson *L) {
+    nvtxRangePushA("matmul");
+    int rc = matmul_bf16(L->cublas, L->xw, L->x, L->w, L->n, L->n, L->n);
+    nvtxRangePop();
+    WB_TRY(rc);
+    nvtxRangePushA("bias_add");
+    rc = bias_add(L->y, L->xw, L->b, L->n, L->n, L->stream);
+    nvtxRangePop();
+    return rc;
+}
+
+/* Graph variant: record forward() into a graph once (nothing runs while capturing) and
+ * instantiate it. The first replay uploads it; warm-up takes care of that. */
+static int graph_build(lesson *L) {
+    CUDA_CHECK(cudaStreamBeginCapture(L->stream, cudaStreamCaptureModeGlobal));
+    int rc = forward(L);
+    cudaGraph_t graph = NULL;
+    cudaError_t end = cudaStreamEndCapture(L->stream, &graph); /* always end a capture we began */
+    if (rc != WB_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        fprintf(stderr, "graph capture failed: forward() reported an error while capturing\n");
+        return WB_FAIL;
+    }
+    CUDA_CHECK(end);
+    cudaError_t inst = cudaGraphInstantiate(&L->graph_exec, graph, 0);
+    cudaGraphDestroy(graph); /* the executable graph keeps what it needs */
+    CUDA_CHECK(inst);
+    return WB_OK;
+}
+
+/* Host-side timings of one step, in microseconds. */
+typedef struct {
+    double launch_us; /* from the step's start until every launch call has returned */
+    double sync_us;   /* inside cudaDeviceSynchronize, i.e. waiting for the GPU */
+    double wall_us;   /* the whole step */
+} step_times;
+
+/* One step: launches (eager) or one graph launch (graph), then a synchronize, all inside the
+ * step range so that every kernel and API call of the step falls into it. The CUDA events, when
+ * given, bracket the step's GPU work for the GPU-time column. */
+static int step_body(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
+    double t0 = wb_now_us();
+    if (start) CUDA_CHECK(cudaEventRecord(start, L->stream));
+    if (v == VARIANT_GRAPH) {
+        nvtxRangePushA("graph_launch");
+        cudaError_t err = cudaGraphLaunch(L->graph_exec, L->stream);
+        nvtxRangePop();
+        CUDA_CHECK(err);
+    } else {
+        WB_TRY(forward(L));
+    }
+    if (stop) CUDA_CHECK(cudaEventRecord(stop, L->stream));
+    double t1 = wb_now_us();
+    nvtxRangePushA("sync");
+    cudaError_t err = cudaDeviceSynchronize(); /* also reports errors of kernels that ran */
+    nvtxRangePop();
+    CUDA_CHECK(err);
+    double t2 = wb_now_us();
+    if (t) {
+        t->launch_us = t1 - t0;
+        t->sync_us = t2 - t1;
+        t->wall_us = t2 - t0;
+    }
+    return WB_OK;
+}
+
+static int step(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
+    nvtxRangePushA("step");
+    int rc = step_body(L, v, start, stop, t);
+    nvtxRangePop();
+    return rc;
+}
+
+/* ---- checking and reporting ----------------------------------------------------------------- */
+
+/* Compares CHECK_ROWS rows of y, spread from the first to the last, with a double-precision
+ * reference computed from the same bf16-rounded inputs. */
+static int check_result(const lesson *L) {
+    int n = L->n;
+    int rows = n < CHECK_ROWS ? n : CHECK_ROWS;
+    size_t row_bytes = (size_t)n * sizeof(uint16_t);
+    uint16_t *bits = (uint16_t *)malloc(row_bytes);
+    float *x_rows = (float *)malloc((size_t)rows * n * sizeof(float));
+    float *out = (float *)malloc((size_t)rows * n * sizeof(float));
+    double *ref = (double *)malloc((size_t)rows * n * sizeof(double));
+    int rc = WB_FAIL;
+    if (!bits || !x_rows || !out || !ref) {
+        fprintf(stderr, "out of host memory for the check\n");
+        goto done;
+    }
+    for (int r = 0; r < rows; r++) {
+        int row = rows > 1 ? (int)((long long)r * (n - 1) / (rows - 1)) : 0;
+        cudaError_t err = cudaMemcpy(bits, L->y + (size_t)row * n, row_bytes, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "copying y back failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+        wb_bf16_decode(out + (size_t)r * n, bits, (size_t)n);
+        memcpy(x_rows + (size_t)r * n, L->x_host + (size_t)row * n, (size_t)n * sizeof(float));
+    }
+    wb_cpu_matmul(ref, x_rows, L->w_host, rows, n, n);
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) ref[(size_t)r * n + j] += L->b_host[j];
+    rc = wb_check_close("y = x @ w + b", out, ref, (size_t)rows * n, TOLERANCE) == 0 ? WB_OK : WB_FAIL;
+done:
+    free(bits);
+    free(x_rows);
+    free(out);
+    free(ref);
+    return rc;
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static const char *variant_names[] = {"eager", "graph"};
+
+static void usage(const char *prog) {
+    fprintf(stderr,
+            "usage: %s [--variant eager|graph] [--size N] [--steps S] [--warmup W] [--seed X]\n"
+            "  --variant  eager: GEMM + bias kernel launched every step; graph: both replayed\n"
+            "             from one CUDA graph (default eager)\n"
+            "  --size     x, w and y are N x N, b has N values (default 64; the series uses 64 and 4096)\n"
+            "  --steps    measured steps, between cudaProfilerStart and cudaProfilerStop (default 20)\n"
+            "  --warmup   unmeasured steps before them (default 5)\n"
+            "  --seed     seed of the random inputs (default 1)\n",
+            prog);
+}
+
+/* Parses a positive int in [lo, hi]; returns 0 on success. */
+static int parse_int(const char *s, int lo, int hi, int *out) {
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!s[0] || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int run(variant v, int size, int steps, int warmup, uint64_t seed) {
+    lesson L;
+    cudaEvent_t *ev = NULL;
+    double *gpu = NULL, *launch = NULL, *sync = NULL, *wall = NULL;
+    int rc = WB_FAIL;
+
+    if (lesson_init(&L, size, seed) != WB_OK) goto done;
+    if (v == VARIANT_GRAPH) {
+        /* One eager step first, so cuBLAS picks its algorithm and loads its kernels outside the
+         * capture; then record the step into a graph. */
+        if (step(&L, VARIANT_EAGER, NULL, NULL, NULL) != WB_OK) goto done;
+        if (graph_build(&L) != WB_OK) goto done;
+    }
+    for (int i = 0; i < warmup; i++)
+        if (step(&L, v, NULL, NULL, NULL) != WB_OK) goto done;
+
+    ev = (cudaEvent_t *)calloc((size_t)2 * steps, sizeof *ev);
+    gpu = (double *)malloc((size_t)steps * sizeof *gpu);
+    launch = (double *)malloc((size_t)steps * sizeof *launch);
+    sync = (double *)malloc((size_t)steps * sizeof *sync);
+    wall = (double *)malloc((size_t)steps * sizeof *wall);
+    if (!ev || !gpu || !launch || !sync || !wall) {
+        fprintf(stderr, "out of host memory for %d steps\n", steps);
+        goto done;
+    }
+    for (int i = 0; i < 2 * steps; i++) {
+        cudaError_t err = cudaEventCreate(&ev[i]);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaEventCreate failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+
+    {
+        cudaError_t err = cudaProfilerStart();
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaProfilerStart failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+    for (int i = 0; i < steps; i++) {
+        step_times t;
+        if (step(&L, v, ev[2 * i], ev[2 * i + 1], &t) != WB_OK) goto done;
+        launch[i] = t.launch_us;
+        sync[i] = t.sync_us;
+        wall[i] = t.wall_us;
+    }
+    {
+        cudaError_t err = cudaProfilerStop();
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaProfilerStop failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+    for (int i = 0; i < steps; i++) {
+        float ms = 0.0f;
+        cudaError_t err = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaEventElapsedTime failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+        gpu[i] = 1e3 * ms;
+    }
+
+    printf("lesson 01_matmul_add: variant %s, size %d, %d measured steps\n", variant_names[v], size, steps);
+    if (check_result(&L) != WB_OK) {
+        fprintf(stderr, "FAIL: y differs from the CPU reference\n");
+        goto done;
+    }
+    wb_print_timing_header();
+    wb_print_timing_row("gpu time per step (events)", gpu, steps);
+    wb_print_timing_row("host: launch calls", launch, steps);
+    wb_print_timing_row("host: cudaDeviceSynchronize", sync, steps);
+    wb_print_timing_row("wall time per step", wall, steps);
+    printf("RESULT lesson=01_matmul_add variant=%s size=%d steps=%d gpu_us=%.2f wall_us=%.2f "
+           "launch_us=%.2f sync_us=%.2f\n",
+           variant_names[v], size, steps, wb_median(gpu, steps), wb_median(wall, steps),
+           wb_median(launch, steps), wb_median(sync, steps));
+    rc = WB_OK;
+done:
+    if (ev)
+        for (int i = 0; i < 2 * steps; i++)
+            if (ev[i]) cudaEventDestroy(ev[i]);
+    free(ev);
+    free(gpu);
+    free(launch);
+    free(sync);
+    free(wall);
+    lesson_free(&L);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *variant_name = "eager"; /* eager | graph */
+    int size = 64;                      /* the series profiles 64 (overhead-bound) and 4096 */
+    int steps = 20;                     /* measured steps; lesson.yaml uses 3 to keep recordings small */
+    int warmup = 5;                     /* unmeasured steps first */
+    int seed = 1;                       /* random inputs */
+
+    static const struct option options[] = {
+        {"variant", required_argument, NULL, 'v'}, {"size", required_argument, NULL, 'n'},
+        {"steps", required_argument, NULL, 's'},   {"warmup", required_argument, NULL, 'w'},
+        {"seed", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt, idx = 0;
+    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
+        int bad = 0;
+        switch (opt) {
+        case 'v': variant_name = optarg; break;
+        case 'n': bad = parse_int(optarg, 1, 16384, &size); break;
+        case 's': bad = parse_int(optarg, 1, 100000, &steps); break;
+        case 'w': bad = parse_int(optarg, 0, 100000, &warmup); break;
+        case 'r': bad = parse_int(optarg, 0, 1 << 30, &seed); break;
+        case 'h': usage(argv[0]); return 0;
+        default: usage(argv[0]); return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
+            usage(argv[0]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+        usage(argv[0]);
+        return 2;
+    }
+    variant v;
+    if (strcmp(variant_name, "eager") == 0) v = VARIANT_EAGER;
+    else if (strcmp(variant_name, "graph") == 0) v = VARIANT_GRAPH;
+    else {
+        fprintf(stderr, "%s: unknown variant '%s'\n", argv[0], variant_name);
+        usage(argv[0]);
+        return 2;
+    }
+    return run(v, size, steps, warmup, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,641 @@
+/*
+ * Lesson 02: y = x @ W^T + b, what nn.Linear(in_dim, out_dim, bias=True) runs.
+ *
+ * W is stored (out_dim, in_dim), as nn.Linear stores it, so the layer needs W^T. PyTorch makes
+ * W^T with aten::t, a view: new shape and strides over the same bytes, no copy and no kernel. We
+ * do the same with a small view struct (mat_view below), and the GEMM reads the view's strides to
+ * choose a cuBLAS operation flag. All data is row-major bf16; GEMMs accumulate in fp32.
+ *
+ *     lesson_02_linear [--variant separate|epilogue|graph] [--batch B] [--in_dim K] [--out_dim N]
+ *                      [--steps S] [--warmup W]
+ *
+ * Variants
+ *   separate  cublasGemmEx with the transpose flag, then our bias kernel: two kernels, and y goes
+ *             to memory and comes back once more to have b added.
+ *   epilogue  one cublasLtMatmul with CUBLASLT_EPILOGUE_BIAS: the GEMM adds b just before it
+ *             writes y (its "epilogue"), so one kernel. This is what PyTorch's addmm does.
+ *   graph     the epilogue step captured once into a CUDA graph; one cudaGraphLaunch per step.
+ *
+ * Program order: setup (handles, workspace, inputs, the cuBLASLt plan: descriptors and algorithm
+ * chosen once), warm-up steps, then --steps measured steps between cudaProfilerStart and
+ * cudaProfilerStop, then a CPU reference check.
+ *
+ * NVTX ranges (the lesson's interface; lesson.yaml lists them):
+ *   step          one measured step, ending with its synchronize
+ *   linear        the layer's forward                             (separate, epilogue)
+ *   transpose     making the W^T view: no kernel, no copy, no CUDA call (separate, epilogue)
+ *   matmul        the cublasGemmEx call                          (separate)
+ *   bias_add      the bias_add_kernel launch                     (separate)
+ *   matmul_bias   the cublasLtMatmul call with the bias epilogue (epilogue)
+ *   graph_launch  the cudaGraphLaunch call                       (graph)
+ *   sync          the cudaDeviceSynchronize that ends every step
+ *
+ * Exit status: 0 when y matches the CPU reference, 1 on a CUDA or cuBLAS error or a wrong result,
+ * 2 on bad usage.
+ */
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <math.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wb_bf16.h"
+#include "wb_check.h"
+#include "wb_compare.h"
+#include "wb_random.h"
+#include "wb_timing.h"
+
+typedef __nv_bfloat16 bf16;
+
+/* cuBLAS and cuBLASLt scratch memory, ours so that nothing allocates inside a step and graph
+ * capture works; 32 MiB is NVIDIA's recommendation for Hopper. */
+#define WORKSPACE_BYTES (32u << 20)
+#define CHECK_ROWS 32     /* rows of y compared with the double-precision CPU reference */
+#define TOLERANCE 1e-2    /* bf16 output, rounded twice in separate: expect near 2.5e-3 */
+
+/* ---- kernels -------------------------------------------------------------------------------- */
+
+/* y (rows, cols) += b (cols), in place, one thread per element. In the separate variant this
+ * is the second trip of y through memory (read and write again) that the epilogue avoids. */
+__global__ void bias_add_kernel(bf16 *y, const bf16 *b, int rows, int cols) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)rows * cols) return;
+    int col = (int)(i % (size_t)cols);
+    y[i] = __float2bfloat16(__bfloat162float(y[i]) + __bfloat162float(b[col]));
+}
+
+/* ---- views ---------------------------------------------------------------------------------- */
+
+/* A matrix as PyTorch sees a tensor: a data pointer plus shape and strides, in elements. A view
+ * changes these numbers, never the data. Row-major (rows, cols): strides (cols, 1). */
+typedef struct {
+    const bf16 *data;
+    int rows, cols;
+    long long row_stride; /* elements from one row to the next */
+    long long col_stride; /* elements from one column to the next */
+} mat_view;
+
+static mat_view mat_rowmajor(const bf16 *data, int rows, int cols) {
+    mat_view m;
+    m.data = data;
+    m.rows = rows;
+    m.cols = cols;
+    m.row_stride = cols;
+    m.col_stride = 1;
+    return m;
+}
+
+/* The transpose as a view, like aten::t: swap the shape and the strides. Host arithmetic on
+ * four numbers; the GPU never hears of it. */
+static mat_view mat_t(mat_view m) {
+    mat_view t = m;
+    t.rows = m.cols;
+    t.cols = m.rows;
+    t.row_stride = m.col_stride;
+    t.col_stride = m.row_stride;
+    return t;
+}
+
+/*
+ * y (M, N) = x (M, K) @ B (K, N), row-major x and y, B any view with one unit stride.
+ *
+ * Lesson 01 explains the swap: column-major cuBLAS computes y^T = B^T @ x^T, with B^T as its
+ * first operand. How B's bytes look to column-major cuBLAS decides the operation flag:
+ *   - B row-major (col_stride 1): its bytes read column-major are B^T already: CUBLAS_OP_N,
+ *     leading dimension row_stride;
+ *   - B a transposed view (row_stride 1), e.g. W^T of a row-major W: its bytes read column-major
+ *     are B itself, so cuBLAS must transpose it while reading: CUBLAS_OP_T, leading dimension
+ *     col_stride.
+ * This is the choice PyTorch's dispatcher makes from strides; the kernel cuBLAS then runs is a
+ * precompiled one for that layout, and its name says which (the letters at its end).
+ */
+static int view_operand(mat_view B, cublasOperation_t *op, int *ld) {
+    if (B.col_stride == 1 && B.row_stride >= B.cols) {
+        *op = CUBLAS_OP_N;
+        *ld = (int)B.row_stride;
+    } else if (B.row_stride == 1 && B.col_stride >= B.rows) {
+        *op = CUBLAS_OP_T;
+        *ld = (int)B.col_stride;
+    } else {
+        fprintf(stderr, "view_operand: strides (%lld, %lld) need a copy; this lesson has none\n",
+                B.row_stride, B.col_stride);
+        return WB_FAIL;
+    }
+    return WB_OK;
+}
+
+/* ---- host launchers ------------------------------------------------------------------------- */
+
+/* y (m, n) = x (m, k) @ B (k, n) through cublasGemmEx; see view_operand for the flags. */
+static int matmul_view(cublasHandle_t cublas, bf16 *y, const bf16 *x, int m, mat_view B) {
+    cublasOperation_t op;
+    int ld;
+    WB_TRY(view_operand(B, &op, &ld));
+    int k = B.rows, n = B.cols;
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(cublas, op, CUBLAS_OP_N, n, m, k, &alpha, B.data, CUDA_R_16BF, ld, x,
+                              CUDA_R_16BF, k, &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+    return WB_OK;
+}
+
+static int bias_add(bf16 *y, const bf16 *b, int rows, int cols, cudaStream_t stream) {
+    const int block = 256;
+    size_t n = (size_t)rows * cols;
+    bias_add_kernel<<<(unsigned)((n + block - 1) / block), block, 0, stream>>>(y, b, rows, cols);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+/*
+ * The epilogue variant's GEMM, through cuBLASLt, which lets us describe the whole operation up
+ * front: D = op(A) @ op(B) + bias, with the bias added in the kernel's epilogue (the last thing
+ * a GEMM kernel does before it writes its tile of D). Descriptors and the algorithm are chosen
+ * once here, outside the steps; a step is then a single cublasLtMatmul call.
+ * Column-major view, as in view_operand: D = y^T (n, m), A = B^T (the weight operand), B = x^T.
+ */
+typedef struct {
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t a;   /* the weight operand as stored */
+    cublasLtMatrixLayout_t b;   /* x^T: (k, m), leading dimension k */
+    cublasLtMatrixLayout_t d;   /* y^T: (n, m), leading dimension n; also C (beta = 0) */
+    cublasLtMatmulAlgo_t algo;
+    cublasOperation_t op_a;
+    int m, k, n;
+} lt_plan;
+
+static int lt_plan_init(lt_plan *p, cublasLtHandle_t lt, int m, mat_view B, const bf16 *bias) {
+    int ld;
+    WB_TRY(view_operand(B, &p->op_a, &ld));
+    p->m = m;
+    p->k = B.rows;
+    p->n = B.cols;
+    cublasOperation_t op_b = CUBLAS_OP_N;
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    cudaDataType_t bias_type = CUDA_R_16BF;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &p->op_a, sizeof p->op_a));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+    if (p->op_a == CUBLAS_OP_N)
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, (uint64_t)p->n, (uint64_t)p->k, ld));
+    else
+        CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, (uint64_t)p->k, (uint64_t)p->n, ld));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_16BF, (uint64_t)p->k, (uint64_t)m, p->k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, CUDA_R_16BF, (uint64_t)p->n, (uint64_t)m, p->n));
+
+    cublasLtMatmulPreference_t pref;
+    uint64_t max_workspace = WORKSPACE_BYTES;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof max_workspace);
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(lt, p->desc, p->a, p->b, p->d, p->d, pref, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    CUBLAS_CHECK(st);
+    if (found < 1) {
+        fprintf(stderr, "cuBLASLt found no algorithm for a bf16 GEMM with bias epilogue "
+                        "(m %d, k %d, n %d)\n", m, p->k, p->n);
+        return WB_FAIL;
+    }
+    p->algo = result.algo;
+    return WB_OK;
+}
+
+static void lt_plan_free(lt_plan *p) {
+    if (p->a) cublasLtMatrixLayoutDestroy(p->a);
+    if (p->b) cublasLtMatrixLayoutDestroy(p->b);
+    if (p->d) cublasLtMatrixLayoutDestroy(p->d);
+    if (p->desc) cublasLtMatmulDescDestroy(p->desc);
+    memset(p, 0, sizeof *p);
+}
+
+/* y (m, n) = x (m, k) @ B (k, n) + bias (n), one kernel. B must have the plan's layout. */
+static int matmul_bias_lt(cublasLtHandle_t lt, const lt_plan *p, bf16 *y, const bf16 *x, mat_view B,
+                          void *workspace, cudaStream_t stream) {
+    cublasOperation_t op;
+    int ld;
+    WB_TRY(view_operand(B, &op, &ld));
+    if (op != p->op_a || B.rows != p->k || B.cols != p->n) {
+        fprintf(stderr, "matmul_bias_lt: the view does not match the plan it was built for\n");
+        return WB_FAIL;
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasLtMatmul(lt, p->desc, &alpha, B.data, p->a, x, p->b, &beta, y, p->d, y, p->d,
+                                &p->algo, workspace, WORKSPACE_BYTES, stream));
+    return WB_OK;
+}
+
+/* ---- the lesson's state --------------------------------------------------------------------- */
+
+typedef enum { VARIANT_SEPARATE, VARIANT_EPILOGUE, VARIANT_GRAPH } variant;
+static const char *variant_names[] = {"separate", "epilogue", "graph"};
+
+typedef struct {
+    int batch, in_dim, out_dim;
+    bf16 *x;                    /* (batch, in_dim) input */
+    bf16 *w;                    /* (out_dim, in_dim) weight, nn.Linear's layout */
+    bf16 *b;                    /* (out_dim) bias */
+    bf16 *y;                    /* (batch, out_dim) output */
+    mat_view w_view;            /* W as a row-major (out_dim, in_dim) view */
+    float *x_host, *w_host, *b_host; /* the same values on the host, rounded to bf16 */
+    void *workspace;            /* WORKSPACE_BYTES, shared by cuBLAS and cuBLASLt (one stream) */
+    cublasHandle_t cublas;
+    cublasLtHandle_t lt;
+    lt_plan plan;               /* epilogue and graph variants */
+    cudaStream_t stream;
+    cudaGraphExec_t graph_exec; /* graph variant */
+} lesson;
+
+static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
+    uint16_t *bits = (uint16_t *)malloc(n * sizeof *bits);
+    if (!bits) {
+        fprintf(stderr, "out of host memory (%zu bf16 values)\n", n);
+        return WB_FAIL;
+    }
+    wb_fill_uniform(host, n, rng, lo, hi);
+    wb_bf16_encode(bits, host, n);
+    cudaError_t err = cudaMemcpy(dst, bits, n * sizeof *bits, cudaMemcpyHostToDevice);
+    free(bits);
+    CUDA_CHECK(err);
+    return WB_OK;
+}
+
+static int lesson_init(lesson *L, variant v, int batch, int in_dim, int out_dim, uint64_t seed) {
+    memset(L, 0, sizeof *L);
+    L->batch = batch;
+    L->in_dim = in_dim;
+    L->out_dim = out_dim;
+    size_t nx = (size_t)batch * in_dim, nw = (size_t)out_dim * in_dim, ny = (size_t)batch * out_dim;
+    L->x_host = (float *)malloc(nx * sizeof(float));
+    L->w_host = (float *)malloc(nw * sizeof(float));
+    L->b_host = (float *)malloc((size_t)out_dim * sizeof(float));
+    if (!L->x_host || !L->w_host || !L->b_host) {
+        fprintf(stderr, "out of host memory\n");
+        return WB_FAIL;
+    }
+    CUDA_CHECK(cudaMalloc((void **)&L->x, nx * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->w, nw * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->b, (size_t)out_dim * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc((void **)&L->y, ny * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&L->workspace, WORKSPACE_BYTES));
+    L->w_view = mat_rowmajor(L->w, out_dim, in_dim);
+
+    /* nn.Linear's initialisation range, U(-1/sqrt(in), 1/sqrt(in)), keeps y near unit scale. */
+    wb_rng rng;
+    wb_rng_seed(&rng, seed);
+    float bound = 1.0f / sqrtf((float)in_dim);
+    WB_TRY(upload_random(L->x, L->x_host, nx, &rng, -1.0f, 1.0f));
+    WB_TRY(upload_random(L->w, L->w_host, nw, &rng, -bound, bound));
+    WB_TRY(upload_random(L->b, L->b_host, (size_t)out_dim, &rng, -bound, bound));
+    CUDA_CHECK(cudaMemset(L->y, 0xFF, ny * sizeof(bf16))); /* NaN until written */
+
+    CUDA_CHECK(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&L->cublas));
+    CUBLAS_CHECK(cublasSetStream(L->cublas, L->stream));
+    CUBLAS_CHECK(cublasSetWorkspace(L->cublas, L->workspace, WORKSPACE_BYTES));
+    /* The uploads and memsets above ran on the legacy default stream, which our non-blocking
+     * stream does not wait for: finish them before the first step. */
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (v != VARIANT_SEPARATE) {
+        CUBLAS_CHECK(cublasLtCreate(&L->lt));
+        WB_TRY(lt_plan_init(&L->plan, L->lt, batch, mat_t(L->w_view), L->b));
+    }
+    return WB_OK;
+}
+
+static void lesson_free(lesson *L) {
+    if (L->graph_exec) cudaGraphExecDestroy(L->graph_exec);
+    lt_plan_free(&L->plan);
+    if (L->lt) cublasLtDestroy(L->lt);
+    if (L->cublas) cublasDestroy(L->cublas);
+    if (L->stream) cudaStreamDestroy(L->stream);
+    cudaFree(L->x);
+    cudaFree(L->w);
+    cudaFree(L->b);
+    cudaFree(L->y);
+    cudaFree(L->workspace);
+    free(L->x_host);
+    free(L->w_host);
+    free(L->b_host);
+    memset(L, 0, sizeof *L);
+}
+
+/* ---- one step ------------------------------------------------------------------------------- */
+
+/* The layer's forward, like nn.Linear.forward: make the W^T view, then multiply and add. */
+static int linear_forward(lesson *L, variant v) {
+    nvtxRangePushA("transpose");
+    mat_view wt = mat_t(L->w_view); /* (in_dim, out_dim), strides (1, in_dim): a view, no copy */
+    nvtxRangePop();
+
+    int rc;
+    if (v == VARIANT_SEPARATE) {
+        nvtxRangePushA("matmul");
+        rc = matmul_view(L->cublas, L->y, L->x, L->batch, wt);
+        nvtxRangePop();
+        WB_TRY(rc);
+        nvtxRangePushA("bias_add");
+        rc = bias_add(L->y, L->b, L->batch, L->out_dim, L->stream);
+        nvtxRangePop();
+    } else {
+        nvtxRangePushA("matmul_bias");
+        rc = matmul_bias_lt(L->lt, &L->plan, L->y, L->x, wt, L->workspace, L->stream);
+        nvtxRangePop();
+    }
+    return rc;
+}
+
+static int forward(lesson *L, variant v) {
+    nvtxRangePushA("linear");
+    int rc = linear_forward(L, v);
+    nvtxRangePop();
+    return rc;
+}
+
+/* Graph variant: record the epilogue forward once. The view is made during capture, so the
+ * replayed graph holds only the GEMM: nothing about W^T is left to do at run time, much as
+ * torch.compile bakes the strides into its call and drops aten::t from the CPU side. */
+static int graph_build(lesson *L) {
+    CUDA_CHECK(cudaStreamBeginCapture(L->stream, cudaStreamCaptureModeGlobal));
+    int rc = forward(L, VARIANT_EPILOGUE);
+    cudaGraph_t graph = NULL;
+    cudaError_t end = cudaStreamEndCapture(L->stream, &graph);
+    if (rc != WB_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        fprintf(stderr, "graph capture failed: forward() reported an error while capturing\n");
+        return WB_FAIL;
+    }
+    CUDA_CHECK(end);
+    cudaError_t inst = cudaGraphInstantiate(&L->graph_exec, graph, 0);
+    cudaGraphDestroy(graph);
+    CUDA_CHECK(inst);
+    return WB_OK;
+}
+
+typedef struct {
+    double launch_us; /* from the step's start until every launch call has returned */
+    double sync_us;   /* inside cudaDeviceSynchronize */
+    double wall_us;   /* the whole step */
+} step_times;
+
+static int step_body(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
+    double t0 = wb_now_us();
+    if (start) CUDA_CHECK(cudaEventRecord(start, L->stream));
+    if (v == VARIANT_GRAPH) {
+        nvtxRangePushA("graph_launch");
+        cudaError_t err = cudaGraphLaunch(L->graph_exec, L->stream);
+        nvtxRangePop();
+        CUDA_CHECK(err);
+    } else {
+        WB_TRY(forward(L, v));
+    }
+    if (stop) CUDA_CHECK(cudaEventRecord(stop, L->stream));
+    double t1 = wb_now_us();
+    nvtxRangePushA("sync");
+    cudaError_t err = cudaDeviceSynchronize();
+    nvtxRangePop();
+    CUDA_CHECK(err);
+    double t2 = wb_now_us();
+    if (t) {
+        t->launch_us = t1 - t0;
+        t->sync_us = t2 - t1;
+        t->wall_us = t2 - t0;
+    }
+    return WB_OK;
+}
+
+static int step(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
+    nvtxRangePushA("step");
+    int rc = step_body(L, v, start, stop, t);
+    nvtxRangePop();
+    return rc;
+}
+
+/* ---- checking ------------------------------------------------------------------------------- */
+
+static int check_result(const lesson *L) {
+    int m = L->batch, k = L->in_dim, n = L->out_dim;
+    int rows = m < CHECK_ROWS ? m : CHECK_ROWS;
+    uint16_t *bits = (uint16_t *)malloc((size_t)n * sizeof *bits);
+    float *x_rows = (float *)malloc((size_t)rows * k * sizeof(float));
+    float *wt = (float *)malloc((size_t)k * n * sizeof(float));
+    float *out = (float *)malloc((size_t)rows * n * sizeof(float));
+    double *ref = (double *)malloc((size_t)rows * n * sizeof(double));
+    int rc = WB_FAIL;
+    if (!bits || !x_rows || !wt || !out || !ref) {
+        fprintf(stderr, "out of host memory for the check\n");
+        goto done;
+    }
+    for (int r = 0; r < rows; r++) {
+        int row = rows > 1 ? (int)((long long)r * (m - 1) / (rows - 1)) : 0;
+        cudaError_t err = cudaMemcpy(bits, L->y + (size_t)row * n, (size_t)n * sizeof *bits,
+                                     cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "copying y back failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+        wb_bf16_decode(out + (size_t)r * n, bits, (size_t)n);
+        memcpy(x_rows + (size_t)r * k, L->x_host + (size_t)row * k, (size_t)k * sizeof(float));
+    }
+    for (int i = 0; i < n; i++) /* W^T, materialised: the CPU reference wants (k, n) row-major */
+        for (int j = 0; j < k; j++) wt[(size_t)j * n + i] = L->w_host[(size_t)i * k + j];
+    wb_cpu_matmul(ref, x_rows, wt, rows, n, k);
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) ref[(size_t)r * n + j] += L->b_host[j];
+    rc = wb_check_close("y = x @ W^T + b", out, ref, (size_t)rows * n, TOLERANCE) == 0 ? WB_OK : WB_FAIL;
+done:
+    free(bits);
+    free(x_rows);
+    free(wt);
+    free(out);
+    free(ref);
+    return rc;
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static void usage(const char *prog) {
+    fprintf(stderr,
+            "usage: %s [--variant separate|epilogue|graph] [--batch B] [--in_dim K] [--out_dim N]\n"
+            "          [--steps S] [--warmup W] [--seed X]\n"
+            "  --variant  separate: GEMM then a bias kernel; epilogue: one cuBLASLt GEMM that adds\n"
+            "             the bias; graph: the epilogue step replayed from a CUDA graph (default separate)\n"
+            "  --batch    rows of x and y (default 1024)\n"
+            "  --in_dim   features in: columns of x and W (default 32)\n"
+            "  --out_dim  features out: rows of W, columns of y, length of b (default 64)\n"
+            "  --steps    measured steps (default 20)\n"
+            "  --warmup   unmeasured steps before them (default 5)\n"
+            "  --seed     seed of the random inputs (default 1)\n"
+            "  e.g. the large contrast: --batch 8192 --in_dim 4096 --out_dim 4096\n",
+            prog);
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out) {
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!s[0] || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int run(variant v, int batch, int in_dim, int out_dim, int steps, int warmup, uint64_t seed) {
+    lesson L;
+    cudaEvent_t *ev = NULL;
+    double *gpu = NULL, *launch = NULL, *sync = NULL, *wall = NULL;
+    int rc = WB_FAIL;
+
+    if (lesson_init(&L, v, batch, in_dim, out_dim, seed) != WB_OK) goto done;
+    if (v == VARIANT_GRAPH) {
+        /* One uncaptured epilogue step first, so kernels load outside the capture. */
+        if (step(&L, VARIANT_EPILOGUE, NULL, NULL, NULL) != WB_OK) goto done;
+        if (graph_build(&L) != WB_OK) goto done;
+    }
+    for (int i = 0; i < warmup; i++)
+        if (step(&L, v, NULL, NULL, NULL) != WB_OK) goto done;
+
+    ev = (cudaEvent_t *)calloc((size_t)2 * steps, sizeof *ev);
+    gpu = (double *)malloc((size_t)steps * sizeof *gpu);
+    launch = (double *)malloc((size_t)steps * sizeof *launch);
+    sync = (double *)malloc((size_t)steps * sizeof *sync);
+    wall = (double *)malloc((size_t)steps * sizeof *wall);
+    if (!ev || !gpu || !launch || !sync || !wall) {
+        fprintf(stderr, "out of host memory for %d steps\n", steps);
+        goto done;
+    }
+    for (int i = 0; i < 2 * steps; i++) {
+        cudaError_t err = cudaEventCreate(&ev[i]);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaEventCreate failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+
+    {
+        cudaError_t err = cudaProfilerStart();
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaProfilerStart failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+    for (int i = 0; i < steps; i++) {
+        step_times t;
+        if (step(&L, v, ev[2 * i], ev[2 * i + 1], &t) != WB_OK) goto done;
+        launch[i] = t.launch_us;
+        sync[i] = t.sync_us;
+        wall[i] = t.wall_us;
+    }
+    {
+        cudaError_t err = cudaProfilerStop();
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaProfilerStop failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+    }
+    for (int i = 0; i < steps; i++) {
+        float ms = 0.0f;
+        cudaError_t err = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "cudaEventElapsedTime failed: %s\n", cudaGetErrorString(err));
+            goto done;
+        }
+        gpu[i] = 1e3 * ms;
+    }
+
+    printf("lesson 02_linear: variant %s, batch %d, in_dim %d, out_dim %d, %d measured steps\n",
+           variant_names[v], batch, in_dim, out_dim, steps);
+    if (check_result(&L) != WB_OK) {
+        fprintf(stderr, "FAIL: y differs from the CPU reference\n");
+        goto done;
+    }
+    wb_print_timing_header();
+    wb_print_timing_row("gpu time per step (events)", gpu, steps);
+    wb_print_timing_row("host: launch calls", launch, steps);
+    wb_print_timing_row("host: cudaDeviceSynchronize", sync, steps);
+    wb_print_timing_row("wall time per step", wall, steps);
+    printf("RESULT lesson=02_linear variant=%s batch=%d in_dim=%d out_dim=%d steps=%d gpu_us=%.2f "
+           "wall_us=%.2f launch_us=%.2f sync_us=%.2f\n",
+           variant_names[v], batch, in_dim, out_dim, steps, wb_median(gpu, steps),
+           wb_median(wall, steps), wb_median(launch, steps), wb_median(sync, steps));
+    rc = WB_OK;
+done:
+    if (ev)
+        for (int i = 0; i < 2 * steps; i++)
+            if (ev[i]) cudaEventDestroy(ev[i]);
+    free(ev);
+    free(gpu);
+    free(launch);
+    free(sync);
+    free(wall);
+    lesson_free(&L);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *variant_name = "separate"; /* separate | epilogue | graph */
+    int batch = 1024;                      /* the series: --batch 1024 --in_dim 32 --out_dim 64 */
+    int in_dim = 32;
+    int out_dim = 64;
+    int steps = 20;                        /* measured steps; lesson.yaml uses 3 */
+    int warmup = 5;                        /* unmeasured steps first */
+    int seed = 1;                          /* random inputs */
+
+    static const struct option options[] = {
+        {"variant", required_argument, NULL, 'v'}, {"batch", required_argument, NULL, 'b'},
+        {"in_dim", required_argument, NULL, 'i'},  {"out_dim", required_argument, NULL, 'o'},
+        {"steps", required_argument, NULL, 's'},   {"warmup", required_argument, NULL, 'w'},
+        {"seed", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt, idx = 0;
+    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
+        int bad = 0;
+        switch (opt) {
+        case 'v': variant_name = optarg; break;
+        case 'b': bad = parse_int(optarg, 1, 1 << 20, &batch); break;
+        case 'i': bad = parse_int(optarg, 1, 1 << 16, &in_dim); break;
+        case 'o': bad = parse_int(optarg, 1, 1 << 16, &out_dim); break;
+        case 's': bad = parse_int(optarg, 1, 100000, &steps); break;
+        case 'w': bad = parse_int(optarg, 0, 100000, &warmup); break;
+        case 'r': bad = parse_int(optarg, 0, 1 << 30, &seed); break;
+        case 'h': usage(argv[0]); return 0;
+        default: usage(argv[0]); return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
+            usage(argv[0]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+        usage(argv[0]);
+        return 2;
+    }
+    if ((long long)batch * in_dim > (1ll << 31) || (long long)batch * out_dim > (1ll << 31) ||
+        (long long)in_dim * out_dim > (1ll << 31)) {
+        fprintf(stderr, "%s: matrices over 2^31 elements are not supported\n", argv[0]);
+        return 2;
+    }
+    int v = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(variant_name, variant_names[i]) == 0) v = i;
+    if (v < 0) {
+        fprintf(stderr, "%s: unknown variant '%s'\n", argv[0], variant_name);
+        usage(argv[0]);
+        return 2;
+    }
+    return run((variant)v, batch, in_dim, out_dim, steps, warmup, (uint64_t)seed) == WB_OK
+               ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,48 @@
+# deps.sh: sourced by start.sh and test.sh. Checks what a fresh Debian 12 / Ubuntu 24.04 machine
+# lacks; installs it when run as root, else prints the one apt-get line needed and stops.
+# The CUDA toolkit (12 or 13) cannot come from Debian's mirror: it must already be installed.
+
+WB_DEBIAN_PACKAGES="build-essential cmake ninja-build pkg-config libyaml-dev libjansson-dev libcriterion-dev python3 clang"
+
+wb_missing_packages() {
+    local missing="" p
+    for p in $WB_DEBIAN_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    echo "$missing"
+}
+
+wb_ensure_packages() {
+    command -v dpkg-query >/dev/null || { echo "This script sets up Debian and Ubuntu machines; elsewhere install:$WB_DEBIAN_PACKAGES" >&2; return 1; }
+    local missing
+    missing=$(wb_missing_packages)
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" = 0 ]; then
+        echo "Installing:$missing"
+        DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing || return 1
+    else
+        echo "Missing Debian packages. Install them with:" >&2
+        echo "    sudo apt-get install -y$missing" >&2
+        echo "then run this command again." >&2
+        return 1
+    fi
+}
+
+wb_find_nvcc() {
+    if command -v nvcc >/dev/null; then return 0; fi
+    local d
+    for d in /usr/local/cuda/bin /usr/local/cuda-13*/bin /usr/local/cuda-12*/bin; do
+        if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; return 0; fi
+    done
+    echo "No CUDA toolkit found (nvcc). Install CUDA 12 or 13 from NVIDIA (https://developer.nvidia.com/cuda-downloads)," >&2
+    echo "or put its bin/ folder on PATH, then run this command again." >&2
+    return 1
+}
+
+# Configure (once) and build into $1.
+wb_build() {
+    local build=$1 generator=""
+    command -v ninja >/dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator="-G Ninja"
+    cmake -S "$WB_ROOT" -B "$build" $generator -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
+    cmake --build "$build" --parallel "$(nproc 2>/dev/null || echo 2)"
+}

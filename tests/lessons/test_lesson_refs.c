@@ -1,0 +1,74 @@
+/*
+ * test_lesson_refs.c: the CPU references that lessons 01-03 check their GPU results against.
+ * A wrong reference would pass wrong kernels (or fail right ones), so it is pinned to values
+ * computed independently (Python's math module, float64).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "wb_activations.h"
+#include "wb_bf16.h"
+
+Test(gelu_tanh, known_values) {
+    /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), evaluated in Python */
+    const double x[] = {0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 10.0};
+    const double want[] = {0.0, 0.8411919906082768, -0.15880800939172324, 0.34571400982514394,
+                           1.954597694087775, -0.0036373920817729943, 10.0};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        cr_expect(fabs(wb_gelu_tanh(x[i]) - want[i]) <= 1e-15 * (1.0 + fabs(want[i])),
+                  "gelu_tanh(%g) = %.17g, want %.17g", x[i], wb_gelu_tanh(x[i]), want[i]);
+}
+
+Test(gelu_tanh, limits) {
+    cr_expect(wb_gelu_tanh(-30.0) == 0.0, "gelu_tanh(-30) = %g, want 0", wb_gelu_tanh(-30.0));
+    cr_expect(wb_gelu_tanh(30.0) == 30.0, "gelu_tanh(30) = %g, want 30", wb_gelu_tanh(30.0));
+    cr_expect(isnan(wb_gelu_tanh(NAN)));
+}
+
+/* The sigmoid form the GPU kernels use, x / (1 + exp(-2 s)), is the same function. */
+Test(gelu_tanh, sigmoid_form_matches) {
+    for (double x = -8.0; x <= 8.0; x += 0.01) {
+        double s = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+        double alt = x / (1.0 + exp(-2.0 * s));
+        cr_expect(fabs(alt - wb_gelu_tanh(x)) <= 1e-13 * (1.0 + fabs(x)), "x = %g: %.17g vs %.17g", x,
+                  alt, wb_gelu_tanh(x));
+    }
+}
+
+Test(bf16, exact_values_round_trip) {
+    const float exact[] = {0.0f, 1.0f, -2.0f, 0.5f, 3.0f, 1.0078125f /* 1 + 2^-7 */, 65536.0f};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        cr_expect(wb_bf16_round(exact[i]) == exact[i], "%g does not survive bf16", exact[i]);
+    cr_expect(wb_bf16_from_float(1.0f) == 0x3F80);
+    cr_expect(wb_bf16_from_float(-2.0f) == 0xC000);
+}
+
+Test(bf16, rounds_to_nearest_even) {
+    /* Between 1 and 1 + 2^-7 the halfway point 1 + 2^-8 rounds to the even mantissa, 1. */
+    cr_expect(wb_bf16_round(1.00390625f) == 1.0f);
+    /* Between 1 + 2^-7 (odd mantissa) and 1 + 2^-6 the halfway point rounds up, to the even one. */
+    cr_expect(wb_bf16_round(1.01171875f) == 1.015625f);
+    /* Just over halfway rounds up. */
+    cr_expect(wb_bf16_round(1.004f) == 1.0078125f);
+    /* 8 significant bits: rounding moves a value by at most 2^-8 of itself. */
+    for (float f = 0.001f; f < 1000.0f; f *= 1.01f)
+        cr_expect(fabsf(wb_bf16_round(f) - f) <= f * (1.0f / 256.0f), "%g -> %g", f, wb_bf16_round(f));
+}
+
+Test(bf16, specials) {
+    cr_expect(isnan(wb_bf16_round(NAN)));
+    cr_expect(isinf(wb_bf16_round(INFINITY)));
+    cr_expect(isinf(wb_bf16_round(3.4e38f)), "past the largest bf16 rounds to infinity");
+    cr_expect(wb_bf16_to_float(0xFFFF) != wb_bf16_to_float(0xFFFF), "0xFFFF (the lessons' unwritten-output fill) is NaN");
+}
+
+Test(bf16, encode_rounds_in_place) {
+    float x[3] = {1.00390625f, -0.1f, 300.7f};
+    uint16_t bits[3];
+    wb_bf16_encode(bits, x, 3);
+    for (int i = 0; i < 3; i++) cr_expect(x[i] == wb_bf16_to_float(bits[i]));
+    float back[3];
+    wb_bf16_decode(back, bits, 3);
+    for (int i = 0; i < 3; i++) cr_expect(back[i] == x[i]);
+}
