@@ -77,6 +77,15 @@ assert set(["id", "fact", "predicted", "actual", "right"]) <= set(f)
 assert r["trace_file"].endswith("trace.json") and "eager" in r["summary"]
 PY
 
+# --- --format json on failure: still one JSON object, with the error -----------------------------
+$GRADER check $L --predictions $WORK/missing.yaml --format json > $WORK/error.json 2>/dev/null; rc=$?
+expect_rc 2 $rc "json error"
+python3 - $WORK/error.json <<'PY' || fail "json error object"
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["exit_code"] == 2 and "missing.yaml" in e["message"], e
+PY
+
 # --- ~ values, not on a terminal: exit 2, the missing list, nothing revealed, file untouched ----
 cp $L/../../lessons/00_probe/lesson.yaml /dev/null
 cat > $WORK/open.yaml <<'Y'
