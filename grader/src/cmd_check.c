@@ -456,13 +456,7 @@ int cmd_check(int argc, char **argv) {
     if (err.code) {
         fprintf(stderr, "grader check: %s\n", err.message);
         /* --format json promises one JSON object on stdout, failures included */
-        if (!strcmp(o.format, "json")) {
-            json_t *e = json_pack("{s:{s:i, s:s}}", "error", "exit_code", rc, "message", err.message);
-            char *text = json_dumps(e, JSON_INDENT(2));
-            if (text) puts(text);
-            free(text);
-            json_decref(e);
-        }
+        if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
     }
     return rc;
 }

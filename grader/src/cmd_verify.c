@@ -255,13 +255,7 @@ int cmd_verify(int argc, char **argv) {
     int rc = run_verify(&o, &err);
     if (err.code) {
         fprintf(stderr, "grader verify: %s\n", err.message);
-        if (!strcmp(o.format, "json")) {
-            json_t *e = json_pack("{s:{s:i, s:s}}", "error", "exit_code", rc, "message", err.message);
-            char *text = json_dumps(e, JSON_INDENT(2));
-            if (text) puts(text);
-            free(text);
-            json_decref(e);
-        }
+        if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
     }
     return rc;
 }

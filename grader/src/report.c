@@ -2,6 +2,7 @@
 #include "report.h"
 #include "term.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *wb_cuda_version_string(long long v, char *buf, size_t cap) {
@@ -98,4 +99,12 @@ json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g) {
         json_object_set_new(root, "explanations", why);
     }
     return root;
+}
+
+void wb_report_json_error(FILE *f, int exit_code, const char *message) {
+    json_t *e = json_pack("{s:{s:i, s:s}}", "error", "exit_code", exit_code, "message", message);
+    char *text = json_dumps(e, JSON_INDENT(2));
+    if (text) fprintf(f, "%s\n", text);
+    free(text);
+    json_decref(e);
 }

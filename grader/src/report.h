@@ -29,4 +29,8 @@ const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap);
 void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g);
 json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g);
 
+/* --format json promises one JSON object on stdout, failures included:
+ * {"error": {"exit_code": N, "message": "..."}}. */
+void wb_report_json_error(FILE *f, int exit_code, const char *message);
+
 #endif
