@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int wb_cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
 
@@ -38,4 +39,14 @@ void wb_cli_print_json(json_t *value) {
     puts(text ? text : "{}");
     free(text);
     json_decref(value);
+}
+
+const char *wb_cli_display_path(const char *path, char *buf, size_t cap) {
+    char cwd[4096];
+    size_t n;
+    if (path[0] == '/' && getcwd(cwd, sizeof cwd) && (n = strlen(cwd)) > 1 && !strncmp(path, cwd, n) && path[n] == '/')
+        snprintf(buf, cap, "%s", path + n + 1);
+    else
+        snprintf(buf, cap, "%s", path);
+    return buf;
 }

@@ -22,6 +22,10 @@ int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, 
 /* 1 when format is "text" or "json". */
 int wb_cli_format_ok(const char *format);
 
+/* path relative to the current folder when it lies under it (lessons/01_matmul_add), else path;
+ * into buf. Messages read better, and paths stay usable, when the grader runs in the checkout. */
+const char *wb_cli_display_path(const char *path, char *buf, size_t cap);
+
 /* Prints a JSON value on stdout, indented, with a final newline, and drops the reference. */
 void wb_cli_print_json(json_t *value);
 

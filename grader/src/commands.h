@@ -19,6 +19,18 @@ int cmd_record(int argc, char **argv);
 
 extern const char CHECK_USAGE[], VERIFY_USAGE[], RECORD_USAGE[];
 
+/* The course around the lessons (issue 5): cmd_list.c (list, hint), cmd_explain.c, cmd_diff.c,
+ * cmd_new.c (new, template), cmd_lint.c. docs/commands/<name>.md documents each one. */
+int cmd_list(int argc, char **argv);
+int cmd_hint(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_new(int argc, char **argv);
+int cmd_template(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+
+extern const char LIST_USAGE[], HINT_USAGE[], EXPLAIN_USAGE[], DIFF_USAGE[], NEW_USAGE[], TEMPLATE_USAGE[], LINT_USAGE[];
+
 /* Shared by commands: "--replay [TRACE]" where TRACE is optional. Returns 1 when argv[*i] is
  * --replay or --replay=TRACE, advancing *i past a separate TRACE argument. */
 int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace);

@@ -96,6 +96,6 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
 
 long wb_next_lesson(const wb_lesson_status *s, size_t n) {
     for (size_t i = 0; i < n; i++)
-        if (s[i].state != WB_STATE_GRADED && s[i].state != WB_STATE_REGRADED && s[i].state != WB_STATE_BROKEN) return (long)i;
+        if (s[i].state != WB_STATE_GRADED && s[i].state != WB_STATE_REGRADED) return (long)i;
     return -1;
 }

@@ -44,7 +44,7 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
 const char *wb_lesson_state_name(wb_lesson_state s);
 
 /* The lesson a learner should do next, as `grader check` without a lesson picks it: the first
- * not graded (and not broken); -1 when none. */
+ * not graded (a broken one included: checking it shows what is wrong); -1 when none. */
 long wb_next_lesson(const wb_lesson_status *s, size_t n);
 
 #endif

@@ -13,6 +13,13 @@ static const wb_command COMMANDS[] = {
     {"check", cmd_check, "grade your predictions for a lesson against a capture, then show the trace", CHECK_USAGE},
     {"verify", cmd_verify, "check a lesson's answer key against a live capture or its recording", VERIFY_USAGE},
     {"record", cmd_record, "remake a lesson's recording on this GPU (traces/sm_NN.json)", RECORD_USAGE},
+    {"list", cmd_list, "the lessons in course order, with your progress and scores", LIST_USAGE},
+    {"hint", cmd_hint, "the next hint for a lesson's question, one at a time", HINT_USAGE},
+    {"explain", cmd_explain, "decode a kernel name: library, tiles, types, layout, epilogue", EXPLAIN_USAGE},
+    {"diff", cmd_diff, "what changed between two captures (variants, lessons or GPUs)", DIFF_USAGE},
+    {"new", cmd_new, "start a new lesson: program skeleton, lesson.yaml, template, answer key", NEW_USAGE},
+    {"template", cmd_template, "print a lesson's predictions template, made from its lesson.yaml", TEMPLATE_USAGE},
+    {"lint", cmd_lint, "check lessons: lesson.yaml, template, answer key and recordings agree", LINT_USAGE},
 };
 
 const wb_command *wb_commands(int *count) {

@@ -1,0 +1,94 @@
+#!/bin/bash
+# test_list.sh GRADER: `grader list` through a learner's course: not started, in progress,
+# predicted, graded, regraded (the prediction lock), revealed, and a broken lesson.
+. "$(dirname "$0")/lib.sh"
+make_course
+cd "$WORK"
+P=lessons/00_probe/predictions.yaml
+
+out=$("$GRADER" list 2>&1); rc=$?
+expect_rc 0 $rc "fresh course"
+contains "$out" "00_probe" "lists the lessons"
+contains "$out" "01_two" "lists the lessons"
+[ "$(grep -n '00_probe' <<<"$out" | head -1 | cut -d: -f1)" -lt "$(grep -n '01_two' <<<"$out" | head -1 | cut -d: -f1)" ] ||
+    fail "course order is the NN prefix"
+contains "$out" "not started" "fresh lessons are not started"
+contains "$out" "Next: grader check lessons/00_probe" "suggests the first lesson"
+
+sed -i '0,/gemms: ~/s//gemms: 1/' $P
+out=$("$GRADER" list 2>&1)
+contains "$out" "in progress" "some values predicted"
+contains "$out" "1 of 8 values predicted" "counts the values"
+
+right_predictions $P 00_probe
+out=$("$GRADER" list 2>&1)
+contains "$out" "predicted" "every value predicted"
+contains "$out" "ready to check" "every value predicted"
+
+# graded: check replays the recording, records the score
+out=$("$GRADER" check lessons/00_probe 2>&1); rc=$?
+expect_rc 0 $rc "grader check with right predictions"
+out=$("$GRADER" list 2>&1)
+contains "$out" "graded" "after grading"
+contains "$out" "8/8 first try" "score, as a first try"
+contains "$out" "Next: grader check lessons/01_two" "moves on"
+
+# the lock: change the graded file, grade again: regraded, first try kept apart
+sed -i 's/gemms: 1/gemms: 2/' $P
+out=$("$GRADER" list 2>&1)
+contains "$out" "regraded" "edited after grading"
+contains "$out" "edited since the last grading" "says the file changed"
+lacks "$out" "8/8 first try" "never a first try once edited"
+"$GRADER" check lessons/00_probe >/dev/null 2>&1; rc=$?
+expect_rc 1 $rc "grader check with one wrong fact"
+out=$("$GRADER" list 2>&1)
+contains "$out" "regraded" "graded again after editing"
+contains "$out" "7/8 now, first try 8/8" "latest score and first-try score apart"
+json=$("$GRADER" list --format json 2>&1); rc=$?
+expect_rc 0 $rc "list --format json"
+python3 - "$json" <<'PY' || fail "JSON: regraded with both scores"
+import json, sys
+d = json.loads(sys.argv[1])
+l = {x["lesson"]: x for x in d["lessons"]}
+p = l["00_probe"]
+assert p["state"] == "regraded" and p["right"] == 7 and p["first_right"] == 8 and p["total"] == 8, p
+assert p["attempts"] == 2, p
+assert l["01_two"]["state"] == "not started", l["01_two"]
+assert d["next"].endswith("lessons/01_two"), d["next"]
+PY
+
+# revealed without predicting
+"$GRADER" check lessons/01_two --reveal >/dev/null 2>&1; rc=$?
+expect_rc 0 $rc "grader check --reveal"
+out=$("$GRADER" list 2>&1)
+contains "$out" "revealed" "trace shown first"
+contains "$out" "trace seen before predicting" "says why"
+right_predictions lessons/01_two/predictions.yaml 01_two
+"$GRADER" check lessons/01_two >/dev/null 2>&1
+out=$("$GRADER" list 2>&1)
+contains "$out" "after seeing the trace" "graded after a reveal is no first try"
+contains "$out" "Every lesson is graded." "nothing left"
+
+# hints are counted
+"$GRADER" hint 00_probe >/dev/null 2>&1
+out=$("$GRADER" list 2>&1)
+contains "$out" "1 hint" "hints seen"
+
+# a broken lesson.yaml: the others are still listed, exit 2, the file is named
+sed -i 's/^binary: wb_probe/binary: wb_probe\nbinray: typo/' lessons/01_two/lesson.yaml
+out=$("$GRADER" list 2>&1); rc=$?
+expect_rc 2 $rc "a broken lesson.yaml"
+contains "$out" "broken" "marks it"
+contains "$out" "lessons/01_two/lesson.yaml" "names the file"
+contains "$out" "00_probe" "lists the others"
+
+# usage
+out=$("$GRADER" list --help 2>&1); rc=$?
+expect_rc 0 $rc "--help"
+contains "$out" "usage: grader list" "--help prints the usage"
+"$GRADER" list --format yaml >/dev/null 2>&1; expect_rc 2 $? "bad --format"
+"$GRADER" list extra >/dev/null 2>&1; expect_rc 2 $? "unexpected argument"
+# colours only on a terminal: none here
+out=$("$GRADER" list 2>&1)
+lacks "$out" $'\033[' "no colour when not a terminal"
+finish
