@@ -5,8 +5,13 @@
 # here (see the devices README):
 #     ../shared/device/bundle-libs build/devlibs build/bin/*     # on the development machine
 #     bench/run_lessons_bench.sh                                  # here; report in $OUT/bench.md
-# It times PyTorch (eager and torch.compile) and every lesson variant in one run and prints one
-# markdown table. Exit 0 when everything ran (timings are reported, not asserted).
+# It times PyTorch (eager and torch.compile) and every lesson variant in one run, with lesson 03's
+# --kernel-bench over every implementation of its gelu * u kernel (--impl all), runs the lesson
+# programs again under the build's CUPTI capture library ($build/lib/libwb_capture.so; libcupti
+# from CUDA's usual places or $WB_CUPTI_LIBRARY) for kernel durations, summarises the SASS of the
+# gelu * u kernels when cuobjdump is there, and prints one markdown report ($OUT/bench.md, with
+# bench.json and sass_lesson_03.txt beside it). Exit 0 when everything ran (timings are
+# reported, not asserted); 1 when something failed, e.g. a kernel that differs from the CPU.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,4 +25,6 @@ if [ -d "$build/devlibs" ]; then
     export LD_LIBRARY_PATH
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>/dev/null || true
-exec python3 bench/lessons_bench.py --bin "$build/bin" "$@"
+PYTHONUNBUFFERED=1 # progress lines reach the log as they happen
+export PYTHONUNBUFFERED
+exec python3 bench/lessons_bench.py --bin "$build/bin" --lib "$build/lib" "$@"
