@@ -4,7 +4,8 @@
 #
 #   bench/gpt2_bench.sh [BUILD_DIR]        (default build; run from the repository root)
 #
-# Prints a RESULT line per contender and a small table. Environment: STEPS (default 20 measured
+# Prints a RESULT line per contender (the engine twice: --attn bmm and --attn flash) and a
+# small table. Environment: STEPS (default 20 measured
 # steps), WARMUP (5), MODES (PyTorch modes, default "eager,compile"), SKIP_TORCH=1, CPU=1 (also
 # the CPU backend on a small configuration).
 set -eu
@@ -16,18 +17,21 @@ warmup=${WARMUP:-5}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "== engine (CUDA backend, bf16) =="
-"$bin" --backend cuda --preset 124m --data random --vocab 50257 --steps $((steps + warmup)) \
-    --profile-warmup "$warmup" --log-every 5 --out "$out/ours" | tee "$out/ours.log"
-ours=$(sed -n 's/^summary: .*median \([0-9.]*\) ms\/step, \([0-9]*\) tok\/s.*/\2 \1/p' "$out/ours.log")
-echo "RESULT engine-cuda-bf16 tokens_per_s=${ours% *} ms_per_step=${ours#* }"
+for attn in bmm flash; do
+    echo "== engine (CUDA backend, bf16, --attn $attn) =="
+    "$bin" --backend cuda --attn "$attn" --preset 124m --data random --vocab 50257 --steps $((steps + warmup)) \
+        --profile-warmup "$warmup" --log-every 5 --out "$out/ours" | tee "$out/$attn.run"
+    r=$(sed -n 's/^summary: .*median \([0-9.]*\) ms\/step, \([0-9]*\) tok\/s.*/\2 \1/p' "$out/$attn.run")
+    [ -n "$r" ] || r="failed failed"
+    echo "RESULT engine-cuda-bf16-$attn tokens_per_s=${r% *} ms_per_step=${r#* }" | tee "$out/$attn.log"
+done
 
 if [ "${CPU:-0}" = 1 ]; then
     echo "== engine (CPU backend, f32, small configuration) =="
     "$bin" --backend cpu --layers 4 --heads 4 --width 128 --context 128 --batch 8 --data random --vocab 2048 \
         --steps 8 --profile-warmup 2 --log-every 4 --out "$out/cpu" | tee "$out/cpu.log"
     cpu=$(sed -n 's/^summary: .*median \([0-9.]*\) ms\/step, \([0-9]*\) tok\/s.*/\2 \1/p' "$out/cpu.log")
-    echo "RESULT engine-cpu-f32-small tokens_per_s=${cpu% *} ms_per_step=${cpu#* }"
+    echo "RESULT engine-cpu-f32-small tokens_per_s=${cpu% *} ms_per_step=${cpu#* }" | tee -a "$out/cpu.res"
 fi
 
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
@@ -39,7 +43,6 @@ fi
 echo
 echo "GPT-2 124M training, B=16 T=1024 bf16 (median of $steps steps)"
 printf '%-24s %14s %12s\n' contender tokens/s ms/step
-grep -h '^RESULT' "$out"/*.log /dev/null | sed 's/^RESULT //' | sort -u | while read -r name tps ms rest; do
+grep -h '^RESULT' "$out"/*.log "$out"/*.res /dev/null 2>/dev/null | sed 's/^RESULT //' | sort -u | while read -r name tps ms rest; do
     printf '%-24s %14s %12s\n' "$name" "${tps#tokens_per_s=}" "${ms#ms_per_step=}"
 done
-printf '%-24s %14s %12s\n' "engine-cuda-bf16" "${ours% *}" "${ours#* }"

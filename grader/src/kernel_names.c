@@ -638,25 +638,31 @@ static int explain_aten(const char *name, const char *base, wb_kernel_explanatio
 
 /* Other libraries: recognised, not decoded. */
 static int explain_other_library(const char *base, wb_kernel_explanation *e) {
-    static const struct { const char *prefix, *fam, *summary; } libs[] = {
-        {"cublasLt::", "cuBLASLt helper", "a cuBLASLt helper kernel (split-K reduction, epilogue, layout transform)"},
-        {"gemv", "cuBLAS gemv", "a cuBLAS matrix-vector product (gemv2T/gemv2N/gemvNSP); one operand is a vector"},
-        {"internal::gemvx", "cuBLAS gemv", "a cuBLAS matrix-vector product"},
-        {"splitKreduce", "cuBLAS split-K reduction", "sums the partial products of a split-K GEMM; multiplies nothing"},
-        {"cub::", "CUB", "a CUB device-wide primitive (sort, scan, reduce, select)"},
-        {"thrust::", "Thrust", "a Thrust algorithm's kernel"},
-        {"nccl", "NCCL", "an NCCL collective (all-reduce, all-gather, ...)"},
-        {"flash_", "FlashAttention", "a FlashAttention kernel"},
-        {"flash::", "FlashAttention", "a FlashAttention kernel"},
-        {"fmha", "fused attention", "a fused multi-head attention kernel (cuDNN, PyTorch's mem-efficient attention)"},
-        {"cudnn", "cuDNN", "a cuDNN kernel"},
-        {NULL, NULL, NULL},
+    /* anywhere: the text may stand after a namespace or prefix; else the name must start with it
+     * (a project's own k_flash_fwd is not FlashAttention's flash_fwd_kernel). */
+    static const struct { const char *prefix, *fam, *summary; int anywhere; } libs[] = {
+        {"cublasLt::", "cuBLASLt helper", "a cuBLASLt helper kernel (split-K reduction, epilogue, layout transform)", 1},
+        {"gemv", "cuBLAS gemv", "a cuBLAS matrix-vector product (gemv2T/gemv2N/gemvNSP); one operand is a vector", 0},
+        {"internal::gemvx", "cuBLAS gemv", "a cuBLAS matrix-vector product", 1},
+        {"splitKreduce", "cuBLAS split-K reduction", "sums the partial products of a split-K GEMM; multiplies nothing", 1},
+        {"cub::", "CUB", "a CUB device-wide primitive (sort, scan, reduce, select)", 1},
+        {"thrust::", "Thrust", "a Thrust algorithm's kernel", 1},
+        {"nccl", "NCCL", "an NCCL collective (all-reduce, all-gather, ...)", 0},
+        {"flash_fwd", "FlashAttention", "a FlashAttention kernel", 0},
+        {"flash_bwd", "FlashAttention", "a FlashAttention kernel", 0},
+        {"flash::", "FlashAttention", "a FlashAttention kernel", 1},
+        {"pytorch_flash::", "FlashAttention", "PyTorch's copy of the FlashAttention kernels", 1},
+        {"fmha", "fused attention", "a fused multi-head attention kernel (cuDNN, PyTorch's mem-efficient attention)", 1},
+        {"cudnn", "cuDNN", "a cuDNN kernel", 1},
+        {NULL, NULL, NULL, 0},
     };
-    for (size_t i = 0; libs[i].prefix; i++)
-        if (strcasestr(base, libs[i].prefix) == base || (libs[i].prefix[0] != 'g' && strcasestr(base, libs[i].prefix))) {
+    for (size_t i = 0; libs[i].prefix; i++) {
+        const char *at = strcasestr(base, libs[i].prefix);
+        if (at && (at == base || libs[i].anywhere)) {
             family(e, libs[i].fam, libs[i].summary);
             return 1;
         }
+    }
     return 0;
 }
 

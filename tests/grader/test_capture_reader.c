@@ -34,11 +34,23 @@ Test(capture_reader, reads_the_h200_recording_of_the_probe) {
     cr_assert_gt(c->n_kernels, 0);
     /* every kernel was launched by a recorded API call */
     for (size_t i = 0; i < c->n_kernels; i++) cr_assert_geq(c->kernels[i].api, 0, "kernel %s has no launch call", c->kernels[i].name);
-    /* the NVTX nesting made it through: inner inside outer inside step */
-    int inner_depth = -1;
-    for (size_t i = 0; i < c->n_ranges; i++)
-        if (!strcmp(c->ranges[i].name, "inner")) inner_depth = c->ranges[i].depth;
-    cr_assert_eq(inner_depth, 2);
+    /* the NVTX nesting made it through: in the profiled window, inner inside outer inside step
+     * (push/pop ranges) inside measured (a start/end range) */
+    int checked = 0;
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const wb_range *r = &c->ranges[i];
+        if (strcmp(r->name, "inner") || c->n_windows == 0 || r->start < c->windows[0].start) continue;
+        const char *chain[] = {"outer", "step", "measured"};
+        long p = r->parent;
+        for (int d = 0; d < 3; d++) {
+            cr_assert_geq(p, 0, "inner has no ancestor %s", chain[d]);
+            cr_assert_str_eq(c->ranges[p].name, chain[d]);
+            p = c->ranges[p].parent;
+        }
+        cr_assert_eq(r->depth, 3);
+        checked++;
+    }
+    cr_assert_eq(checked, 3, "three measured steps");
     wb_recording_free(&rec);
 }
 

@@ -207,7 +207,7 @@ static int check_against_lesson(const char *text, wb_error *err) {
 Test(predictions, rejects_unknown_range_and_variant) {
     wb_error err;
     cr_assert_eq(check_against_lesson("lesson: 00_probe\npredictions:\n  - id: a\n    variant: eager\n    range: nope\n    kernels: 1\n", &err), WB_EXIT_INPUT);
-    cr_assert(strstr(err.message, "p.yaml:3: prediction 'a': unknown range 'nope' (lesson 00_probe has: setup, step,"), "%s", err.message);
+    cr_assert(strstr(err.message, "p.yaml:3: prediction 'a': unknown range 'nope' (lesson 00_probe has: setup, measured, step,"), "%s", err.message);
     cr_assert_eq(check_against_lesson("lesson: 00_probe\npredictions:\n  - id: a\n    variant: lazy\n    range: step\n    kernels: 1\n", &err), WB_EXIT_INPUT);
     cr_assert(strstr(err.message, "unknown variant 'lazy' (lesson 00_probe has: eager, graph)"), "%s", err.message);
     cr_assert_eq(check_against_lesson("lesson: 00_probe\npredictions:\n  - id: a\n    range: step\n    kernels: 1\n", &err), WB_EXIT_INPUT);

@@ -9,6 +9,8 @@
  *   "outer"        a range holding range "inner" that launches one kernel: nesting
  *   "empty"        nothing at all
  *   then a cudaStreamSynchronize inside "step".
+ * Around all measured steps: "measured", a start/end range (nvtxRangeStartA/nvtxRangeEnd) rather
+ * than push/pop, and an instantaneous marker "steps_done" (nvtxMarkA) after it.
  * --graph   captures the two_kernels launches into a CUDA graph and replays it (cudaGraphLaunch)
  * --fail    exits with status 1 after the steps (the capture must survive)
  * --crash   raises SIGSEGV after the steps (the capture must survive)
@@ -87,6 +89,9 @@ static int step(probe *p) {
 }
 
 static int setup(probe *p) {
+    /* CUPTI starts recording when the driver loads the capture library, at the first CUDA call:
+     * a range opened before it would lose its start record. So touch CUDA first. */
+    CUDA_CHECK(cudaFree(0));
     nvtxRangePushA("setup");
     p->n = 1 << 20;
     p->m = 256;
@@ -131,8 +136,11 @@ int main(int argc, char **argv) {
     if (setup(&p) != WB_OK) return EXIT_FAILURE;
     if (step(&p) != WB_OK) return EXIT_FAILURE; /* warm-up: cuBLAS heuristics, module loading */
     if (cudaProfilerStart() != cudaSuccess) return EXIT_FAILURE;
+    nvtxRangeId_t measured = nvtxRangeStartA("measured");
     for (int s = 0; s < steps; s++)
         if (step(&p) != WB_OK) return EXIT_FAILURE;
+    nvtxRangeEnd(measured);
+    nvtxMarkA("steps_done");
     if (cudaProfilerStop() != cudaSuccess) return EXIT_FAILURE;
     printf("probe: %d steps done%s\n", steps, p.use_graph ? " (graph)" : "");
     if (fail) return 1;

@@ -1,0 +1,1288 @@
+/*
+ * backend_cuda.cu: the CUDA backend. bf16 storage with f32 arithmetic (every kernel loads to
+ * float and rounds once on store), or plain f32. GEMMs go through cuBLASLt with f32 compute;
+ * linear layers get their bias in the GEMM epilogue. Everything runs on the legacy default stream
+ * in issue order; nothing synchronises with the host except to_host / to_device / sync.
+ *
+ * This is the straightforward version: one kernel per backend call, a warp per row for the row
+ * ops, no fused attention. It is meant to be correct first and to be optimised later behind the
+ * same table (backend.h): what each kernel costs is noted beside it.
+ *
+ * Layout: kernels first, then the host functions that launch them, then the table.
+ */
+#ifndef WB_CUDA_EMULATION /* tests/engine/cuda_emu.h stands in for CUDA when it is defined */
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "wb_check.h"
+
+typedef __nv_bfloat16 bf16;
+
+/* kern<<<grid, block, shared bytes>>>(args), spelled so that the emulation can run it too */
+#ifdef WB_CUDA_EMULATION
+#define KLAUNCH(kern, grid, block, smem_bytes, ...) emu_launch(dim3(grid), dim3(block), [&] { kern(__VA_ARGS__); })
+#else
+#define KLAUNCH(kern, grid, block, smem_bytes, ...) kern<<<(grid), (block), (smem_bytes)>>>(__VA_ARGS__)
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * device helpers
+ * ------------------------------------------------------------------------------------------ */
+__device__ __forceinline__ float ld(const float *p) { return *p; }
+__device__ __forceinline__ float ld(const bf16 *p) { return __bfloat162float(*p); }
+__device__ __forceinline__ void st(float *p, float v) { *p = v; }
+__device__ __forceinline__ void st(bf16 *p, float v) { *p = __float2bfloat16(v); }
+
+/* A tensor as kernels see it: up to 4 dims, strides in elements. */
+struct TDesc {
+    void *p;
+    int nd;
+    int64_t shape[WB_MAX_DIMS];
+    int64_t stride[WB_MAX_DIMS];
+};
+
+static TDesc desc(const wb_tensor *t) {
+    TDesc d;
+    d.p = t->data;
+    d.nd = t->ndim;
+    for (int i = 0; i < WB_MAX_DIMS; i++) {
+        d.shape[i] = i < t->ndim ? t->shape[i] : 1;
+        d.stride[i] = i < t->ndim ? t->stride[i] : 0;
+    }
+    return d;
+}
+
+/* element offset of the i-th element in row-major order: a few integer divisions per element,
+ * the price of accepting any view; contiguous operands take the `contig` fast path instead */
+__device__ __forceinline__ int64_t off(const TDesc &t, int64_t i) {
+    int64_t o = 0;
+    for (int d = t.nd - 1; d >= 0; d--) {
+        int64_t n = t.shape[d];
+        o += (i % n) * t.stride[d];
+        i /= n;
+    }
+    return o;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* block-wide reduction (blockDim.x a multiple of 32, at most 1024); every thread gets the result */
+template <bool MAX>
+__device__ float block_reduce(float v) {
+    __shared__ float s[32];
+    __shared__ float result;
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    v = MAX ? warp_max(v) : warp_sum(v);
+    __syncthreads();
+    if (lane == 0) s[w] = v;
+    __syncthreads();
+    if (w == 0) {
+        int nw = blockDim.x / 32;
+        float x = lane < nw ? s[lane] : (MAX ? -INFINITY : 0.0f);
+        x = MAX ? warp_max(x) : warp_sum(x);
+        if (lane == 0) result = x;
+    }
+    __syncthreads();
+    return result;
+}
+
+__device__ __forceinline__ float gelu_f(float x) {
+    const float s = 0.7978845608028654f;
+    return 0.5f * x * (1.0f + tanhf(s * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ float gelu_df(float x) {
+    const float s = 0.7978845608028654f;
+    float u = s * (x + 0.044715f * x * x * x), t = tanhf(u);
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * s * (1.0f + 3.0f * 0.044715f * x * x);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * elementwise kernels (one thread per element; memory-bound)
+ * ------------------------------------------------------------------------------------------ */
+template <typename T>
+__global__ void k_fill(TDesc out, int64_t n, float v) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) st((T *)out.p + off(out, i), v);
+}
+
+__device__ __forceinline__ float binop(int op, float x, float y) {
+    switch (op) {
+    case WB_OP_ADD: return x + y;
+    case WB_OP_SUB: return x - y;
+    case WB_OP_MUL: return x * y;
+    default: return x / y;
+    }
+}
+
+/* contig: bit 0 out, bit 1 a, bit 2 b is contiguous with out's shape (its index is i) */
+template <typename T>
+__global__ void k_binary(int op, TDesc out, TDesc a, TDesc b, int64_t n, int acc, int contig) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int64_t oo = contig & 1 ? i : off(out, i), oa = contig & 2 ? i : off(a, i), ob = contig & 4 ? i : off(b, i);
+    float r = binop(op, ld((const T *)a.p + oa), ld((const T *)b.p + ob));
+    T *o = (T *)out.p + oo;
+    st(o, acc ? ld(o) + r : r);
+}
+
+/* Contiguous operands of one shape, 16-byte aligned, n a multiple of 8: eight elements a thread
+ * through 16-byte loads and stores (two for f32). Elementwise kernels are memory-bound; wide
+ * accesses are what gets them near the copy bandwidth. */
+template <typename T>
+struct alignas(16) pack8 {
+    T v[8];
+};
+
+template <typename T>
+__global__ void k_binary_vec8(int op, T *out, const T *a, const T *b, int64_t n8, int acc) {
+    int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (v >= n8) return;
+    pack8<T> pa = ((const pack8<T> *)a)[v], pb = ((const pack8<T> *)b)[v], po;
+    if (acc) po = ((const pack8<T> *)out)[v];
+    for (int k = 0; k < 8; k++) {
+        float r = binop(op, ld(&pa.v[k]), ld(&pb.v[k]));
+        st(&po.v[k], acc ? ld(&po.v[k]) + r : r);
+    }
+    ((pack8<T> *)out)[v] = po;
+}
+
+__device__ __forceinline__ float unop(int op, float x);
+
+template <typename T>
+__global__ void k_unary_vec8(int op, float alpha, T *out, const T *a, int64_t n8, int acc) {
+    int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (v >= n8) return;
+    pack8<T> pa = ((const pack8<T> *)a)[v], po;
+    if (acc) po = ((const pack8<T> *)out)[v];
+    for (int k = 0; k < 8; k++) {
+        float r = alpha * unop(op, ld(&pa.v[k]));
+        st(&po.v[k], acc ? ld(&po.v[k]) + r : r);
+    }
+    ((pack8<T> *)out)[v] = po;
+}
+
+__device__ __forceinline__ float unop(int op, float x) {
+    switch (op) {
+    case WB_OP_LOG: return logf(x);
+    case WB_OP_EXP: return expf(x);
+    case WB_OP_GELU: return gelu_f(x);
+    case WB_OP_SQUARE: return x * x;
+    case WB_OP_SQRT: return sqrtf(x);
+    default: return x;
+    }
+}
+
+template <typename T>
+__global__ void k_unary(int op, float alpha, TDesc out, TDesc a, int64_t n, int acc, int contig) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float r = alpha * unop(op, ld((const T *)a.p + (contig & 2 ? i : off(a, i))));
+    T *o = (T *)out.p + (contig & 1 ? i : off(out, i));
+    st(o, acc ? ld(o) + r : r);
+}
+
+/* contig: all four operands contiguous with one shape (the common case: GELU's pullback) */
+template <typename T>
+__global__ void k_unary_backward(int op, TDesc ga, TDesc g, TDesc a, TDesc y, int64_t n, int contig) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = ld((const T *)a.p + (contig ? i : off(a, i))), gy = ld((const T *)g.p + (contig ? i : off(g, i))), d;
+    switch (op) {
+    case WB_OP_LOG: d = 1.0f / x; break;
+    case WB_OP_EXP: d = ld((const T *)y.p + (contig ? i : off(y, i))); break;
+    case WB_OP_GELU: d = gelu_df(x); break;
+    case WB_OP_SQUARE: d = 2.0f * x; break;
+    case WB_OP_SQRT: d = 0.5f / ld((const T *)y.p + (contig ? i : off(y, i))); break;
+    default: d = 1.0f; break;
+    }
+    T *o = (T *)ga.p + (contig ? i : off(ga, i));
+    st(o, ld(o) + gy * d);
+}
+
+template <typename T>
+__global__ void k_causal_mask(TDesc out, TDesc in, float fill, int64_t n, int64_t Tn, int acc) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int64_t col = i % Tn, row = (i / Tn) % Tn;
+    float v = col > row ? fill : ld((const T *)in.p + off(in, i));
+    T *o = (T *)out.p + off(out, i);
+    st(o, acc ? ld(o) + v : v);
+}
+
+template <typename T>
+__global__ void k_dropout(TDesc out, TDesc in, float p, uint64_t seed, int64_t n, int acc) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = wb_hash_uniform(seed, (uint64_t)i) >= p ? ld((const T *)in.p + off(in, i)) / (1.0f - p) : 0.0f;
+    T *o = (T *)out.p + off(out, i);
+    st(o, acc ? ld(o) + v : v);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * reductions
+ * ------------------------------------------------------------------------------------------ */
+/* General sum_into: one thread per dst element, looping over the reduced index space. Slow when
+ * few dst elements each reduce many (use k_sum_cols for that case). */
+template <typename T>
+__global__ void k_sum_into(TDesc dst, TDesc src, int red_mask, int64_t n_dst, int64_t n_red, float scale, int acc) {
+    int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (j >= n_dst) return;
+    int64_t base = 0, rem = j;
+    for (int d = dst.nd - 1; d >= 0; d--) {
+        int64_t idx = rem % dst.shape[d];
+        rem /= dst.shape[d];
+        if (!(red_mask >> d & 1)) base += idx * src.stride[d];
+    }
+    float s = 0.0f;
+    for (int64_t r = 0; r < n_red; r++) {
+        int64_t o = base, q = r;
+        for (int d = src.nd - 1; d >= 0; d--) {
+            if (!(red_mask >> d & 1)) continue;
+            o += (q % src.shape[d]) * src.stride[d];
+            q /= src.shape[d];
+        }
+        s += ld((const T *)src.p + o);
+    }
+    T *o = (T *)dst.p + off(dst, j);
+    float v = scale * s;
+    st(o, acc ? ld(o) + v : v);
+}
+
+/* Column sums of a contiguous (M, N) into a contiguous (N): bias gradients, position-embedding
+ * gradients. Block (32, 8): 32 columns, 8 row lanes, reduced through shared memory. */
+template <typename T>
+__global__ void k_sum_cols(T *dst, const T *src, int64_t M, int64_t N, float scale, int acc) {
+    __shared__ float part[8][33];
+    int64_t c = blockIdx.x * 32 + threadIdx.x;
+    float s = 0.0f;
+    if (c < N)
+        for (int64_t r = threadIdx.y; r < M; r += 8) s += ld(src + r * N + c);
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < N) {
+        float t = 0.0f;
+        for (int k = 0; k < 8; k++) t += part[k][threadIdx.x];
+        t *= scale;
+        st(dst + c, acc ? ld(dst + c) + t : t);
+    }
+}
+
+/* The same with many rows: pass 1 sums row chunks into f32 partials (chunks, N), pass 2 adds
+ * the chunks per column. 64 chunks put ~1500 blocks to work where k_sum_cols has 24. */
+template <typename T>
+__global__ void k_sum_cols_partial(float *part, const T *src, int64_t M, int64_t N, int64_t rows_per_chunk) {
+    __shared__ float buf[8][33];
+    int64_t c = blockIdx.x * 32 + threadIdx.x, r0 = blockIdx.y * rows_per_chunk;
+    int64_t r1 = r0 + rows_per_chunk < M ? r0 + rows_per_chunk : M;
+    float s = 0.0f;
+    if (c < N)
+        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) s += ld(src + r * N + c);
+    buf[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < N) {
+        float t = 0.0f;
+        for (int k = 0; k < 8; k++) t += buf[k][threadIdx.x];
+        part[blockIdx.y * N + c] = t;
+    }
+}
+
+template <typename T>
+__global__ void k_sum_cols_final(T *dst, const float *part, int chunks, int64_t N, float scale, int acc) {
+    int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (c >= N) return;
+    float t = 0.0f;
+    for (int k = 0; k < chunks; k++) t += part[k * N + c];
+    t *= scale;
+    st(dst + c, acc ? ld(dst + c) + t : t);
+}
+
+/* squared norm: per-block partial sums, then one block adds the partials (deterministic) */
+template <typename T>
+__global__ void k_norm_partial(const T *g, int64_t n, float *partial) {
+    float s = 0.0f;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        float v = ld(g + i);
+        s += v * v;
+    }
+    s = block_reduce<false>(s);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+__global__ void k_norm_final(const float *partial, int n, float *out) {
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
+    s = block_reduce<false>(s);
+    if (threadIdx.x == 0) *out = s;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * row kernels: one warp per row (rows of contiguous memory)
+ * ------------------------------------------------------------------------------------------ */
+template <typename T>
+__global__ void k_softmax(T *out, const T *in, int64_t R, int64_t C, int64_t Tn, float scale, int causal) {
+    int64_t r = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= R) return;
+    const T *x = in + r * C;
+    T *y = out + r * C;
+    int64_t lim = causal ? (r % Tn) + 1 : C;
+    float mx = -INFINITY;
+    for (int64_t j = lane; j < lim; j += 32) mx = fmaxf(mx, scale * ld(x + j));
+    mx = warp_max(mx);
+    float s = 0.0f;
+    for (int64_t j = lane; j < lim; j += 32) s += expf(scale * ld(x + j) - mx);
+    s = warp_sum(s);
+    float inv = 1.0f / s;
+    for (int64_t j = lane; j < C; j += 32) st(y + j, j < lim ? expf(scale * ld(x + j) - mx) * inv : 0.0f);
+}
+
+template <typename T>
+__global__ void k_softmax_backward(T *gin, const T *g, const T *y, int64_t R, int64_t C, float scale) {
+    int64_t r = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= R) return;
+    g += r * C, y += r * C, gin += r * C;
+    float dot = 0.0f;
+    for (int64_t j = lane; j < C; j += 32) dot += ld(g + j) * ld(y + j);
+    dot = warp_sum(dot);
+    for (int64_t j = lane; j < C; j += 32) st(gin + j, ld(gin + j) + scale * ld(y + j) * (ld(g + j) - dot));
+}
+
+template <typename T>
+__global__ void k_layernorm(T *out, float *mean, float *rstd, const T *in, const T *w, const T *b, int64_t N,
+                            int64_t C, float eps) {
+    int64_t r = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= N) return;
+    const T *x = in + r * C;
+    float m = 0.0f;
+    for (int64_t j = lane; j < C; j += 32) m += ld(x + j);
+    m = warp_sum(m) / (float)C;
+    float v = 0.0f;
+    for (int64_t j = lane; j < C; j += 32) {
+        float d = ld(x + j) - m;
+        v += d * d;
+    }
+    v = warp_sum(v) / (float)C;
+    float s = rsqrtf(v + eps);
+    for (int64_t j = lane; j < C; j += 32) st(out + r * C + j, (ld(x + j) - m) * s * ld(w + j) + ld(b + j));
+    if (lane == 0) mean[r] = m, rstd[r] = s;
+}
+
+template <typename T>
+__global__ void k_layernorm_backward_x(T *gin, const T *g, const T *in, const T *w, const float *mean,
+                                       const float *rstd, int64_t N, int64_t C) {
+    int64_t r = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= N) return;
+    const T *x = in + r * C, *gr = g + r * C;
+    float m = mean[r], s = rstd[r], a = 0.0f, bsum = 0.0f;
+    for (int64_t j = lane; j < C; j += 32) {
+        float dxh = ld(gr + j) * ld(w + j), xh = (ld(x + j) - m) * s;
+        a += dxh;
+        bsum += dxh * xh;
+    }
+    a = warp_sum(a) / (float)C;
+    bsum = warp_sum(bsum) / (float)C;
+    for (int64_t j = lane; j < C; j += 32) {
+        float dxh = ld(gr + j) * ld(w + j), xh = (ld(x + j) - m) * s;
+        T *o = gin + r * C + j;
+        st(o, ld(o) + s * (dxh - a - xh * bsum));
+    }
+}
+
+/* gw[c] += sum_r g[r, c] * xhat[r, c]; gb[c] += sum_r g[r, c]; tiles of 32 columns x 8 row lanes */
+template <typename T>
+__global__ void k_layernorm_backward_w(T *gw, T *gb, const T *g, const T *in, const float *mean, const float *rstd,
+                                       int64_t N, int64_t C) {
+    __shared__ float pw[8][33], pb[8][33];
+    int64_t c = blockIdx.x * 32 + threadIdx.x;
+    float sw = 0.0f, sb = 0.0f;
+    if (c < C)
+        for (int64_t r = threadIdx.y; r < N; r += 8) {
+            float gv = ld(g + r * C + c);
+            sw += gv * (ld(in + r * C + c) - mean[r]) * rstd[r];
+            sb += gv;
+        }
+    pw[threadIdx.y][threadIdx.x] = sw;
+    pb[threadIdx.y][threadIdx.x] = sb;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < C) {
+        float tw = 0.0f, tb = 0.0f;
+        for (int k = 0; k < 8; k++) tw += pw[k][threadIdx.x], tb += pb[k][threadIdx.x];
+        if (gw) st(gw + c, ld(gw + c) + tw);
+        if (gb) st(gb + c, ld(gb + c) + tb);
+    }
+}
+
+/* the same over row chunks (pass 1; pass 2 is k_ln_w_final): partials (chunks, C) for w and b */
+template <typename T>
+__global__ void k_layernorm_backward_w_partial(float *pw_out, float *pb_out, const T *g, const T *in, const float *mean,
+                                               const float *rstd, int64_t N, int64_t C, int64_t rows_per_chunk) {
+    __shared__ float pw[8][33], pb[8][33];
+    int64_t c = blockIdx.x * 32 + threadIdx.x, r0 = blockIdx.y * rows_per_chunk;
+    int64_t r1 = r0 + rows_per_chunk < N ? r0 + rows_per_chunk : N;
+    float sw = 0.0f, sb = 0.0f;
+    if (c < C)
+        for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) {
+            float gv = ld(g + r * C + c);
+            sw += gv * (ld(in + r * C + c) - mean[r]) * rstd[r];
+            sb += gv;
+        }
+    pw[threadIdx.y][threadIdx.x] = sw;
+    pb[threadIdx.y][threadIdx.x] = sb;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < C) {
+        float tw = 0.0f, tb = 0.0f;
+        for (int k = 0; k < 8; k++) tw += pw[k][threadIdx.x], tb += pb[k][threadIdx.x];
+        pw_out[blockIdx.y * C + c] = tw;
+        pb_out[blockIdx.y * C + c] = tb;
+    }
+}
+
+template <typename T>
+__global__ void k_ln_w_final(T *gw, T *gb, const float *pw, const float *pb, int chunks, int64_t C) {
+    int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    float tw = 0.0f, tb = 0.0f;
+    for (int k = 0; k < chunks; k++) tw += pw[k * C + c], tb += pb[k * C + c];
+    if (gw) st(gw + c, ld(gw + c) + tw);
+    if (gb) st(gb + c, ld(gb + c) + tb);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * embedding and cross-entropy
+ * ------------------------------------------------------------------------------------------ */
+template <typename T>
+__global__ void k_gather_rows(T *out, const T *table, int64_t ts0, const int32_t *idx, int64_t N, int64_t C) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= N * C) return;
+    int64_t r = i / C, c = i % C;
+    out[i] = table[(int64_t)idx[r] * ts0 + c];
+}
+
+/* atomics: rows that repeat a token add into the same gradient row (bf16 atomicAdd needs sm_80) */
+template <typename T>
+__global__ void k_scatter_add_rows(T *gtable, int64_t ts0, const T *g, const int32_t *idx, int64_t N, int64_t C) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= N * C) return;
+    int64_t r = i / C, c = i % C;
+    atomicAdd(gtable + (int64_t)idx[r] * ts0 + c, g[i]);
+}
+
+/* one block per row: log-sum-exp over the real vocabulary (the padding columns are skipped) */
+template <typename T>
+__global__ void k_ce_lse(float *lse, const T *logits, int64_t Vp, int64_t V) {
+    const T *l = logits + blockIdx.x * Vp;
+    float mx = -INFINITY;
+    for (int64_t j = threadIdx.x; j < V; j += blockDim.x) mx = fmaxf(mx, ld(l + j));
+    mx = block_reduce<true>(mx);
+    float s = 0.0f;
+    for (int64_t j = threadIdx.x; j < V; j += blockDim.x) s += expf(ld(l + j) - mx);
+    s = block_reduce<false>(s);
+    if (threadIdx.x == 0) lse[blockIdx.x] = mx + logf(s);
+}
+
+/* one block: loss = mean over rows of lse - logit[target] */
+template <typename T>
+__global__ void k_ce_mean(float *loss, const float *lse, const T *logits, const int32_t *t, int64_t N, int64_t Vp) {
+    float s = 0.0f;
+    for (int64_t r = threadIdx.x; r < N; r += blockDim.x) s += lse[r] - ld(logits + r * Vp + t[r]);
+    s = block_reduce<false>(s);
+    if (threadIdx.x == 0) *loss = s / (float)N;
+}
+
+/* glogits += gloss / N * (softmax - onehot): the softmax is recomputed from lse, never stored */
+template <typename T>
+__global__ void k_ce_backward(T *gl, const float *gloss, const float *lse, const T *logits, const int32_t *t,
+                              int64_t N, int64_t Vp, int64_t V) {
+    int64_t j = blockIdx.y * (int64_t)blockDim.x + threadIdx.x, r = blockIdx.x; /* rows in x: no 65535 limit */
+    if (j >= V) return;
+    float k = *gloss / (float)N;
+    float p = expf(ld(logits + r * Vp + j) - lse[r]);
+    T *o = gl + r * Vp + j;
+    st(o, ld(o) + k * (p - (j == t[r] ? 1.0f : 0.0f)));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * AdamW over the flat block: one kernel, clipping read from the device-side norm
+ * ------------------------------------------------------------------------------------------ */
+template <typename T>
+__global__ void k_adamw(T *params, const T *grads, float *master, float *m, float *v, const float *norm_sq,
+                        int64_t n, int64_t n_decay, float lr, float b1, float b2, float eps, float wd, float clip,
+                        float bc1, float bc2) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float scale = 1.0f;
+    if (clip > 0.0f) {
+        float norm = sqrtf(*norm_sq);
+        if (norm > 0.0f) scale = fminf(1.0f, clip / (norm + 1e-6f));
+    }
+    float g = ld(grads + i) * scale;
+    float mi = b1 * m[i] + (1.0f - b1) * g;
+    float vi = b2 * v[i] + (1.0f - b2) * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    float w = master ? master[i] : ld(params + i);
+    w *= 1.0f - lr * (i < n_decay ? wd : 0.0f);
+    w -= lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+    if (master) master[i] = w;
+    st(params + i, w);
+}
+
+#include "flash_attention.cuh"
+
+/* ---------------------------------------------------------------------------------------------
+ * host side
+ * ------------------------------------------------------------------------------------------ */
+/* A cuBLASLt plan (descriptors and the heuristic's algorithm) per distinct GEMM: a step of GPT-2
+ * has a few hundred GEMMs of a dozen shapes, and creating descriptors and asking the heuristic
+ * costs tens of microseconds of host time each, which would add up to a step's GPU time. */
+typedef struct {
+    int dt, opP, opQ, batch, bias, beta;
+    int64_t pr, pc, ldp, bsp, qr, qc, ldq, bsq, dr, dc, ldd, bsd;
+    uint32_t alp, alq, ald;
+} gemm_key;
+
+typedef struct {
+    gemm_key key;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t lp, lq, ld;
+    cublasLtMatmulAlgo_t algo;
+} gemm_plan;
+
+#define GEMM_PLANS 256
+
+typedef struct {
+    cublasLtHandle_t lt;
+    void *workspace;
+    size_t workspace_size;
+    float *partial; /* (1024) norm partial sums */
+    float *scratch; /* partial column sums; grows in the first step, then reused */
+    size_t scratch_floats;
+    gemm_plan plans[GEMM_PLANS];
+    int n_plans;
+    int fa_fwd_attr, fa_bwd_attr; /* the flash kernels' shared-memory limit is raised */
+    int cc_major, cc_minor;
+} cuda_impl;
+
+static cuda_impl *IMPL(wb_backend *be) { return (cuda_impl *)be->impl; }
+
+static unsigned blocks_for(int64_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
+
+static int bad_dtype(const char *what, wb_dtype d) {
+    fprintf(stderr, "cuda backend: %s does not support dtype %s\n", what, wb_dtype_name(d));
+    return WB_FAIL;
+}
+
+/* LAUNCH(dtype, kernel, grid, block, args...): instantiate the kernel for bf16 or f32 */
+#define LAUNCH(dt, kern, grid, block, ...)                                                         \
+    do {                                                                                           \
+        if ((dt) == WB_BF16) KLAUNCH(kern<bf16>, (grid), (block), 0, __VA_ARGS__);                         \
+        else if ((dt) == WB_F32) KLAUNCH(kern<float>, (grid), (block), 0, __VA_ARGS__);                    \
+        else return bad_dtype(#kern, (dt));                                                        \
+        CUDA_CHECK_LAUNCH();                                                                       \
+    } while (0)
+
+/* pointer casts for the typed launches: P(T, x) */
+#define BF(x) ((bf16 *)(x))
+#define FL(x) ((float *)(x))
+
+/* the contig bit mask of k_binary / k_unary */
+static int contig_mask(const wb_tensor *o, const wb_tensor *a, const wb_tensor *b) {
+    int m = wb_is_contiguous(o);
+    if (wb_is_contiguous(a) && wb_same_shape(o, a)) m |= 2;
+    if (b && wb_is_contiguous(b) && wb_same_shape(o, b)) m |= 4;
+    return m;
+}
+
+static void cuda_destroy(wb_backend *be) {
+    cuda_impl *im = IMPL(be);
+    if (im) {
+        if (im->lt) cublasLtDestroy(im->lt);
+        if (im->workspace) cudaFree(im->workspace);
+        if (im->partial) cudaFree(im->partial);
+        if (im->scratch) cudaFree(im->scratch);
+        for (int i = 0; i < im->n_plans; i++) {
+            gemm_plan *p = &im->plans[i];
+            cublasLtMatrixLayoutDestroy(p->lp), cublasLtMatrixLayoutDestroy(p->lq);
+            cublasLtMatrixLayoutDestroy(p->ld), cublasLtMatmulDescDestroy(p->op);
+        }
+        free(im);
+    }
+    free(be);
+}
+
+static int cuda_supports(wb_backend *be, wb_dtype d) { return d == WB_BF16 || d == WB_F32; }
+
+/* Dense peaks (no sparsity) by compute capability, from NVIDIA's data sheets. H100 and H200 SXM
+ * share the sm_90 figures; PCIe parts are slower. Unknown GPUs: 0, printed as MFU n/a. */
+static double cuda_peak_for(wb_backend *be, wb_dtype d) {
+    cuda_impl *im = IMPL(be);
+    int pcie = strstr(be->device_name, "PCIe") != NULL;
+    if (im->cc_major == 9 && im->cc_minor == 0) return d == WB_BF16 ? (pcie ? 756e12 : 989e12) : (pcie ? 51e12 : 67e12);
+    if (im->cc_major == 8 && im->cc_minor == 0) return d == WB_BF16 ? 312e12 : 19.5e12;
+    return 0.0;
+}
+
+static int cuda_alloc(wb_backend *be, void **p, size_t bytes) {
+    CUDA_CHECK(cudaMalloc(p, bytes ? bytes : 256));
+    return WB_OK;
+}
+static void cuda_free(wb_backend *be, void *p) { cudaFree(p); }
+static int cuda_memset0(wb_backend *be, void *p, size_t n) {
+    CUDA_CHECK(cudaMemsetAsync(p, 0, n, 0));
+    return WB_OK;
+}
+static int cuda_to_host(wb_backend *be, void *dst, const void *src, size_t n) {
+    CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
+    return WB_OK;
+}
+static int cuda_to_device(wb_backend *be, void *dst, const void *src, size_t n) {
+    CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    return WB_OK;
+}
+static int cuda_sync(wb_backend *be) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return WB_OK;
+}
+
+static int cuda_fill(wb_backend *be, const wb_tensor *out, double v) {
+    int64_t n = wb_numel(out);
+    LAUNCH(out->dtype, k_fill, blocks_for(n, 256), 256, desc(out), n, (float)v);
+    return WB_OK;
+}
+
+static int vec8_ok(int64_t n, const void *p, const void *q, const void *r) {
+    return n % 8 == 0 && (uintptr_t)p % 16 == 0 && (uintptr_t)q % 16 == 0 && (!r || (uintptr_t)r % 16 == 0);
+}
+
+static int cuda_binary(wb_backend *be, wb_binop op, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
+                       int acc) {
+    int64_t n = wb_numel(out);
+    if (n == 0) return WB_OK;
+    if (contig_mask(out, a, b) == 7 && vec8_ok(n, out->data, a->data, b->data)) {
+        if (out->dtype == WB_BF16) KLAUNCH(k_binary_vec8<bf16>, blocks_for(n / 8, 256), 256, 0, (int)op, BF(out->data), BF(a->data), BF(b->data), n / 8, acc);
+        else if (out->dtype == WB_F32) KLAUNCH(k_binary_vec8<float>, blocks_for(n / 8, 256), 256, 0, (int)op, FL(out->data), FL(a->data), FL(b->data), n / 8, acc);
+        else return bad_dtype("binary", out->dtype);
+        CUDA_CHECK_LAUNCH();
+        return WB_OK;
+    }
+    LAUNCH(out->dtype, k_binary, blocks_for(n, 256), 256, (int)op, desc(out), desc(a), desc(b), n, acc,
+           contig_mask(out, a, b));
+    return WB_OK;
+}
+
+static int cuda_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor *out, const wb_tensor *a, int acc) {
+    int64_t n = wb_numel(out);
+    if (n == 0) return WB_OK;
+    if (contig_mask(out, a, NULL) == 3 && vec8_ok(n, out->data, a->data, NULL)) {
+        if (out->dtype == WB_BF16) KLAUNCH(k_unary_vec8<bf16>, blocks_for(n / 8, 256), 256, 0, (int)op, (float)alpha, BF(out->data), BF(a->data), n / 8, acc);
+        else if (out->dtype == WB_F32) KLAUNCH(k_unary_vec8<float>, blocks_for(n / 8, 256), 256, 0, (int)op, (float)alpha, FL(out->data), FL(a->data), n / 8, acc);
+        else return bad_dtype("unary", out->dtype);
+        CUDA_CHECK_LAUNCH();
+        return WB_OK;
+    }
+    LAUNCH(out->dtype, k_unary, blocks_for(n, 256), 256, (int)op, (float)alpha, desc(out), desc(a), n, acc,
+           contig_mask(out, a, NULL));
+    return WB_OK;
+}
+
+static int cuda_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
+                               const wb_tensor *y) {
+    int64_t n = wb_numel(ga);
+    if (n == 0) return WB_OK;
+    int contig = contig_mask(ga, g, a) == 7 && wb_is_contiguous(y) && wb_same_shape(ga, y);
+    LAUNCH(ga->dtype, k_unary_backward, blocks_for(n, 256), 256, (int)op, desc(ga), desc(g), desc(a), desc(y), n, contig);
+    return WB_OK;
+}
+
+/* at least n floats of scratch (cudaFree synchronises: this happens in the first step only) */
+static int scratch_reserve(cuda_impl *im, size_t n) {
+    if (im->scratch_floats >= n) return WB_OK;
+    if (im->scratch) CUDA_CHECK(cudaFree(im->scratch));
+    im->scratch = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&im->scratch, n * sizeof(float)));
+    im->scratch_floats = n;
+    return WB_OK;
+}
+
+/* row chunks for a column sum over M rows: 1 (one pass) below 1024 rows */
+static int col_chunks(int64_t M) {
+    if (M < 1024) return 1;
+    int64_t c = M / 256;
+    return (int)(c > 64 ? 64 : c);
+}
+
+static int cuda_sum_into(wb_backend *be, const wb_tensor *dst, const wb_tensor *src, double scale, int acc) {
+    int mask = 0, k = 0;
+    int64_t n_red = 1, n_dst = wb_numel(dst);
+    for (int d = 0; d < src->ndim; d++)
+        if (dst->shape[d] == 1 && src->shape[d] != 1) mask |= 1 << d, n_red *= src->shape[d];
+    /* the common case: the leading dims reduced, the trailing ones kept, both contiguous */
+    while (k < src->ndim && (mask >> k & 1)) k++;
+    int leading = mask == (1 << k) - 1 && k > 0;
+    if (mask == 0) /* nothing to reduce: a scaled accumulate (the residual add's pullback) */
+        return cuda_unary(be, WB_OP_IDENTITY, scale, dst, src, acc);
+    int chunks = col_chunks(n_red);
+    if (leading && wb_is_contiguous(dst) && wb_is_contiguous(src) && chunks > 1) {
+        WB_TRY(scratch_reserve(IMPL(be), (size_t)chunks * (size_t)n_dst));
+        float *part = IMPL(be)->scratch;
+        dim3 block(32, 8), grid(blocks_for(n_dst, 32), (unsigned)chunks);
+        int64_t rpc = (n_red + chunks - 1) / chunks;
+        unsigned fin = blocks_for(n_dst, 256);
+        if (dst->dtype == WB_BF16) {
+            KLAUNCH(k_sum_cols_partial<bf16>, grid, block, 0, part, BF(src->data), n_red, n_dst, rpc);
+            CUDA_CHECK_LAUNCH();
+            KLAUNCH(k_sum_cols_final<bf16>, fin, 256, 0, BF(dst->data), part, chunks, n_dst, (float)scale, acc);
+        } else if (dst->dtype == WB_F32) {
+            KLAUNCH(k_sum_cols_partial<float>, grid, block, 0, part, FL(src->data), n_red, n_dst, rpc);
+            CUDA_CHECK_LAUNCH();
+            KLAUNCH(k_sum_cols_final<float>, fin, 256, 0, FL(dst->data), part, chunks, n_dst, (float)scale, acc);
+        } else {
+            return bad_dtype("sum_into", dst->dtype);
+        }
+        CUDA_CHECK_LAUNCH();
+        return WB_OK;
+    }
+    if (leading && wb_is_contiguous(dst) && wb_is_contiguous(src)) {
+        dim3 block(32, 8), grid(blocks_for(n_dst, 32));
+        float s = (float)scale;
+        if (dst->dtype == WB_BF16) KLAUNCH(k_sum_cols<bf16>, grid, block, 0, BF(dst->data), BF(src->data), n_red, n_dst, s, acc);
+        else if (dst->dtype == WB_F32) KLAUNCH(k_sum_cols<float>, grid, block, 0, FL(dst->data), FL(src->data), n_red, n_dst, s, acc);
+        else return bad_dtype("sum_into", dst->dtype);
+        CUDA_CHECK_LAUNCH();
+        return WB_OK;
+    }
+    LAUNCH(dst->dtype, k_sum_into, blocks_for(n_dst, 256), 256, desc(dst), desc(src), mask, n_dst, n_red,
+           (float)scale, acc);
+    return WB_OK;
+}
+
+static int cuda_causal_mask(wb_backend *be, const wb_tensor *out, const wb_tensor *in, double fill, int acc) {
+    int64_t n = wb_numel(out), Tn = out->shape[out->ndim - 1];
+    LAUNCH(out->dtype, k_causal_mask, blocks_for(n, 256), 256, desc(out), desc(in), (float)fill, n, Tn, acc);
+    return WB_OK;
+}
+
+static int cuda_dropout(wb_backend *be, const wb_tensor *out, const wb_tensor *in, float p, uint64_t seed, int acc) {
+    int64_t n = wb_numel(out);
+    LAUNCH(out->dtype, k_dropout, blocks_for(n, 256), 256, desc(out), desc(in), p, seed, n, acc);
+    return WB_OK;
+}
+
+/* ---- GEMM through cuBLASLt ----
+ * cuBLAS is column-major. A row-major matrix X (r, c) with leading stride s0 is, read column-major,
+ * X^T (c, r) with ld s0; a "column layout" view (stride 1 down the rows, e.g. W^T) is X itself
+ * (r, c) with ld s1. For D = A B with D row layout we ask cuBLAS for D^T = B^T A^T, with D column
+ * layout for D = A B directly; each operand is passed as stored, with op N or T as needed. */
+typedef struct {
+    int row;          /* 1: unit stride along columns (row-major), 0: unit stride along rows */
+    int64_t r, c, ld; /* the matrix as the engine sees it: rows, cols, leading stride */
+    int64_t batch_stride;
+} mat;
+
+static mat mat_of(const wb_tensor *t) {
+    int n = t->ndim;
+    mat m;
+    m.r = t->shape[n - 2], m.c = t->shape[n - 1];
+    int64_t s0 = t->stride[n - 2], s1 = t->stride[n - 1];
+    m.row = s1 == 1 && s0 >= m.c;
+    m.ld = m.row ? s0 : s1;
+    if (m.ld < 1) m.ld = 1;
+    m.batch_stride = n == 3 ? t->stride[0] : 0;
+    return m;
+}
+
+static uint32_t ptr_alignment(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    uint32_t al = 256;
+    while (al > 1 && (a % al)) al >>= 1;
+    return al;
+}
+
+/* A stored column-major matrix (rows, cols, ld), batched with a stride when batch > 1. */
+static int make_layout(cublasLtMatrixLayout_t *l, cudaDataType_t dt, int64_t rows, int64_t cols, int64_t ld,
+                       int batch, int64_t bstride) {
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(l, dt, (uint64_t)rows, (uint64_t)cols, ld));
+    if (batch > 1) {
+        int32_t bc = batch;
+        CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc));
+        CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &bstride,
+                                                      sizeof bstride));
+    }
+    return WB_OK;
+}
+
+
+static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
+    cudaDataType_t dt = k->dt == WB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    cublasOperation_t opP = (cublasOperation_t)k->opP, opQ = (cublasOperation_t)k->opQ;
+    memset(p, 0, sizeof *p);
+    p->key = *k;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &opP, sizeof opP));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &opQ, sizeof opQ));
+    if (k->bias) {
+        cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    }
+    WB_TRY(make_layout(&p->lp, dt, k->pr, k->pc, k->ldp, k->batch, k->bsp));
+    WB_TRY(make_layout(&p->lq, dt, k->qr, k->qc, k->ldq, k->batch, k->bsq));
+    WB_TRY(make_layout(&p->ld, dt, k->dr, k->dc, k->ldd, k->batch, k->bsd));
+    cublasLtMatmulPreference_t pref;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    uint32_t alp = k->alp, alq = k->alq, ald = k->ald;
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &im->workspace_size,
+                                         sizeof im->workspace_size);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alp, sizeof alp);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alq, sizeof alq);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &ald, sizeof ald);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &ald, sizeof ald);
+    cublasLtMatmulHeuristicResult_t heur;
+    int found = 0;
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(im->lt, p->op, p->lp, p->lq, p->ld, p->ld, pref, 1, &heur, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+        fprintf(stderr,
+                "cuda gemm: no cuBLASLt algorithm for (%lld x %lld, op %d) x (%lld x %lld, op %d) -> %lld x %lld, "
+                "batch %d, ld %lld %lld %lld, alignment %u %u %u (%s)\n",
+                (long long)k->pr, (long long)k->pc, k->opP, (long long)k->qr, (long long)k->qc, k->opQ, (long long)k->dr,
+                (long long)k->dc, k->batch, (long long)k->ldp, (long long)k->ldq, (long long)k->ldd, alp, alq, ald,
+                cublasGetStatusString(st));
+        return WB_FAIL;
+    }
+    p->algo = heur.algo;
+    return WB_OK;
+}
+
+static int cuda_gemm_impl(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
+                          const wb_tensor *bias, double alpha, int acc) {
+    cuda_impl *im = IMPL(be);
+    int batch = out->ndim == 3 ? (int)out->shape[0] : 1;
+    mat A = mat_of(a), B = mat_of(b), D = mat_of(out);
+    int64_t M = D.r, N = D.c;
+    /* first and second cuBLAS operands (P, Q), their stored shapes and ops */
+    const void *P, *Q;
+    mat MP, MQ;
+    cublasOperation_t opP, opQ;
+    if (D.row) { /* D^T (N, M) = B^T (N, K) @ A^T (K, M) */
+        P = b->data, MP = B, Q = a->data, MQ = A;
+        opP = B.row ? CUBLAS_OP_N : CUBLAS_OP_T;
+        opQ = A.row ? CUBLAS_OP_N : CUBLAS_OP_T;
+    } else { /* D (M, N) = A (M, K) @ B (K, N) */
+        P = a->data, MP = A, Q = b->data, MQ = B;
+        opP = A.row ? CUBLAS_OP_T : CUBLAS_OP_N;
+        opQ = B.row ? CUBLAS_OP_T : CUBLAS_OP_N;
+    }
+    gemm_key k;
+    memset(&k, 0, sizeof k); /* the key is compared with memcmp: no stray padding bytes */
+    k.dt = out->dtype, k.opP = (int)opP, k.opQ = (int)opQ, k.batch = batch, k.bias = bias != NULL, k.beta = acc;
+    /* stored column-major shapes: a row-layout X (r, c) is stored as (c, r); a column-layout one as (r, c) */
+    k.pr = MP.row ? MP.c : MP.r, k.pc = MP.row ? MP.r : MP.c, k.ldp = MP.ld, k.bsp = MP.batch_stride;
+    k.qr = MQ.row ? MQ.c : MQ.r, k.qc = MQ.row ? MQ.r : MQ.c, k.ldq = MQ.ld, k.bsq = MQ.batch_stride;
+    k.dr = D.row ? N : M, k.dc = D.row ? M : N, k.ldd = D.ld, k.bsd = D.batch_stride;
+    k.alp = ptr_alignment(P), k.alq = ptr_alignment(Q), k.ald = ptr_alignment(out->data);
+    gemm_plan *plan = NULL;
+    for (int i = 0; i < im->n_plans && !plan; i++)
+        if (!memcmp(&im->plans[i].key, &k, sizeof k)) plan = &im->plans[i];
+    if (!plan) {
+        if (im->n_plans == GEMM_PLANS) { /* full: start over (never in GPT-2, a dozen shapes) */
+            for (int i = 0; i < im->n_plans; i++) {
+                gemm_plan *p = &im->plans[i];
+                cublasLtMatrixLayoutDestroy(p->lp), cublasLtMatrixLayoutDestroy(p->lq);
+                cublasLtMatrixLayoutDestroy(p->ld), cublasLtMatmulDescDestroy(p->op);
+            }
+            im->n_plans = 0;
+        }
+        plan = &im->plans[im->n_plans];
+        WB_TRY(plan_create(im, &k, plan));
+        im->n_plans++;
+    }
+    if (bias) {
+        const void *bp = bias->data;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+    }
+    float fa = (float)alpha, fb = acc ? 1.0f : 0.0f;
+    CUBLAS_CHECK(cublasLtMatmul(im->lt, plan->op, &fa, P, plan->lp, Q, plan->lq, &fb, out->data, plan->ld, out->data,
+                                plan->ld, &plan->algo, im->workspace, im->workspace_size, 0));
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
+                     const wb_tensor *bias, double alpha, int acc) {
+    if (out->dtype != a->dtype || out->dtype != b->dtype) return bad_dtype("gemm (mixed)", out->dtype);
+    if (out->dtype != WB_BF16 && out->dtype != WB_F32) return bad_dtype("gemm", out->dtype);
+    mat D = mat_of(out);
+    /* the bias epilogue adds along cuBLAS's rows: only when D is row-major (then cuBLAS rows =
+     * our columns); otherwise add it with a broadcast kernel after the product */
+    int epilogue = bias && D.row && out->ndim == 2 && !acc && wb_is_contiguous(bias);
+    WB_TRY(cuda_gemm_impl(be, out, a, b, epilogue ? bias : NULL, alpha, acc));
+    if (bias && !epilogue) {
+        wb_tensor bb;
+        if (wb_broadcast_to(bias, out->ndim, out->shape, &bb) != 0) return WB_FAIL;
+        return cuda_binary(be, WB_OP_ADD, out, out, &bb, 0);
+    }
+    return WB_OK;
+}
+
+/* ---- row ops ---- */
+static int rows_contig(const char *what, const wb_tensor *t) {
+    if (!wb_is_contiguous(t)) {
+        fprintf(stderr, "cuda backend: %s wants contiguous rows\n", what);
+        return 0;
+    }
+    return 1;
+}
+
+static int cuda_softmax(wb_backend *be, const wb_tensor *out, const wb_tensor *in, double scale, int causal) {
+    if (!rows_contig("softmax", in) || !rows_contig("softmax", out)) return WB_FAIL;
+    int64_t C = in->shape[in->ndim - 1], R = wb_numel(in) / C, Tn = in->ndim >= 2 ? in->shape[in->ndim - 2] : 1;
+    unsigned grid = blocks_for(R, 8); /* 8 warps (rows) per block */
+    if (in->dtype == WB_BF16) KLAUNCH(k_softmax<bf16>, grid, 256, 0, BF(out->data), BF(in->data), R, C, Tn, (float)scale, causal);
+    else if (in->dtype == WB_F32) KLAUNCH(k_softmax<float>, grid, 256, 0, FL(out->data), FL(in->data), R, C, Tn, (float)scale, causal);
+    else return bad_dtype("softmax", in->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_softmax_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *g, const wb_tensor *y, double scale) {
+    if (!rows_contig("softmax_backward", gin) || !rows_contig("softmax_backward", g) || !rows_contig("softmax_backward", y))
+        return WB_FAIL;
+    int64_t C = y->shape[y->ndim - 1], R = wb_numel(y) / C;
+    unsigned grid = blocks_for(R, 8);
+    if (y->dtype == WB_BF16) KLAUNCH(k_softmax_backward<bf16>, grid, 256, 0, BF(gin->data), BF(g->data), BF(y->data), R, C, (float)scale);
+    else if (y->dtype == WB_F32) KLAUNCH(k_softmax_backward<float>, grid, 256, 0, FL(gin->data), FL(g->data), FL(y->data), R, C, (float)scale);
+    else return bad_dtype("softmax_backward", y->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_layernorm(wb_backend *be, const wb_tensor *out, const wb_tensor *mean, const wb_tensor *rstd,
+                          const wb_tensor *in, const wb_tensor *w, const wb_tensor *b, double eps) {
+    if (mean->dtype != WB_F32 || rstd->dtype != WB_F32) return bad_dtype("layernorm statistics", mean->dtype);
+    int64_t N = in->shape[0], C = in->shape[1];
+    unsigned grid = blocks_for(N, 8);
+    if (in->dtype == WB_BF16)
+        KLAUNCH(k_layernorm<bf16>, grid, 256, 0, BF(out->data), FL(mean->data), FL(rstd->data), BF(in->data), BF(w->data),
+                                         BF(b->data), N, C, (float)eps);
+    else if (in->dtype == WB_F32)
+        KLAUNCH(k_layernorm<float>, grid, 256, 0, FL(out->data), FL(mean->data), FL(rstd->data), FL(in->data), FL(w->data),
+                                          FL(b->data), N, C, (float)eps);
+    else return bad_dtype("layernorm", in->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *gw, const wb_tensor *gb,
+                                   const wb_tensor *g, const wb_tensor *in, const wb_tensor *w, const wb_tensor *mean,
+                                   const wb_tensor *rstd) {
+    int64_t N = in->shape[0], C = in->shape[1];
+    const float *mp = FL(mean->data), *rp = FL(rstd->data);
+    if (gin) { /* kernel 1: the input gradient, a warp per row */
+        unsigned grid = blocks_for(N, 8);
+        if (in->dtype == WB_BF16)
+            KLAUNCH(k_layernorm_backward_x<bf16>, grid, 256, 0, BF(gin->data), BF(g->data), BF(in->data), BF(w->data), mp, rp, N, C);
+        else if (in->dtype == WB_F32)
+            KLAUNCH(k_layernorm_backward_x<float>, grid, 256, 0, FL(gin->data), FL(g->data), FL(in->data), FL(w->data), mp, rp, N, C);
+        else return bad_dtype("layernorm_backward", in->dtype);
+        CUDA_CHECK_LAUNCH();
+    }
+    int chunks = col_chunks(N);
+    if ((gw || gb) && chunks > 1) { /* kernels 2 and 3: column sums in row chunks, then the chunks */
+        cuda_impl *im = IMPL(be);
+        WB_TRY(scratch_reserve(im, (size_t)2 * chunks * (size_t)C));
+        float *pw = im->scratch, *pb = im->scratch + (size_t)chunks * C;
+        int64_t rpc = (N + chunks - 1) / chunks;
+        dim3 block(32, 8), grid(blocks_for(C, 32), (unsigned)chunks);
+        unsigned fin = blocks_for(C, 256);
+        if (in->dtype == WB_BF16) {
+            KLAUNCH(k_layernorm_backward_w_partial<bf16>, grid, block, 0, pw, pb, BF(g->data), BF(in->data), mp, rp, N, C, rpc);
+            CUDA_CHECK_LAUNCH();
+            KLAUNCH(k_ln_w_final<bf16>, fin, 256, 0, gw ? BF(gw->data) : NULL, gb ? BF(gb->data) : NULL, pw, pb, chunks, C);
+        } else {
+            KLAUNCH(k_layernorm_backward_w_partial<float>, grid, block, 0, pw, pb, FL(g->data), FL(in->data), mp, rp, N, C, rpc);
+            CUDA_CHECK_LAUNCH();
+            KLAUNCH(k_ln_w_final<float>, fin, 256, 0, gw ? FL(gw->data) : NULL, gb ? FL(gb->data) : NULL, pw, pb, chunks, C);
+        }
+        CUDA_CHECK_LAUNCH();
+    } else if (gw || gb) { /* kernel 2: weight and bias gradients, column sums */
+        dim3 block(32, 8), grid(blocks_for(C, 32));
+        if (in->dtype == WB_BF16)
+            KLAUNCH(k_layernorm_backward_w<bf16>, grid, block, 0, gw ? BF(gw->data) : NULL, gb ? BF(gb->data) : NULL, BF(g->data),
+                                                          BF(in->data), mp, rp, N, C);
+        else
+            KLAUNCH(k_layernorm_backward_w<float>, grid, block, 0, gw ? FL(gw->data) : NULL, gb ? FL(gb->data) : NULL, FL(g->data),
+                                                           FL(in->data), mp, rp, N, C);
+        CUDA_CHECK_LAUNCH();
+    }
+    return WB_OK;
+}
+
+static int cuda_gather_rows(wb_backend *be, const wb_tensor *out, const wb_tensor *table, const wb_tensor *idx) {
+    int64_t N = out->shape[0], C = out->shape[1];
+    unsigned grid = blocks_for(N * C, 256);
+    if (out->dtype == WB_BF16)
+        KLAUNCH(k_gather_rows<bf16>, grid, 256, 0, BF(out->data), BF(table->data), table->stride[0], (const int32_t *)idx->data, N, C);
+    else if (out->dtype == WB_F32)
+        KLAUNCH(k_gather_rows<float>, grid, 256, 0, FL(out->data), FL(table->data), table->stride[0], (const int32_t *)idx->data, N, C);
+    else return bad_dtype("gather_rows", out->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_scatter_add_rows(wb_backend *be, const wb_tensor *gt, const wb_tensor *g, const wb_tensor *idx) {
+    int64_t N = g->shape[0], C = g->shape[1];
+    unsigned grid = blocks_for(N * C, 256);
+    if (g->dtype == WB_BF16)
+        KLAUNCH(k_scatter_add_rows<bf16>, grid, 256, 0, BF(gt->data), gt->stride[0], BF(g->data), (const int32_t *)idx->data, N, C);
+    else if (g->dtype == WB_F32)
+        KLAUNCH(k_scatter_add_rows<float>, grid, 256, 0, FL(gt->data), gt->stride[0], FL(g->data), (const int32_t *)idx->data, N, C);
+    else return bad_dtype("scatter_add_rows", g->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse, const wb_tensor *logits,
+                              const wb_tensor *targets, int64_t vocab) {
+    int64_t N = logits->shape[0], Vp = logits->shape[1];
+    const int32_t *t = (const int32_t *)targets->data;
+    if (logits->dtype == WB_BF16) {
+        KLAUNCH(k_ce_lse<bf16>, (unsigned)N, 256, 0, FL(lse->data), BF(logits->data), Vp, vocab);
+        CUDA_CHECK_LAUNCH();
+        KLAUNCH(k_ce_mean<bf16>, 1, 1024, 0, FL(loss->data), FL(lse->data), BF(logits->data), t, N, Vp);
+    } else if (logits->dtype == WB_F32) {
+        KLAUNCH(k_ce_lse<float>, (unsigned)N, 256, 0, FL(lse->data), FL(logits->data), Vp, vocab);
+        CUDA_CHECK_LAUNCH();
+        KLAUNCH(k_ce_mean<float>, 1, 1024, 0, FL(loss->data), FL(lse->data), FL(logits->data), t, N, Vp);
+    } else {
+        return bad_dtype("cross_entropy", logits->dtype);
+    }
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
+                                       const wb_tensor *logits, const wb_tensor *targets, int64_t vocab) {
+    int64_t N = logits->shape[0], Vp = logits->shape[1];
+    dim3 grid((unsigned)N, blocks_for(vocab, 256));
+    const int32_t *t = (const int32_t *)targets->data;
+    if (logits->dtype == WB_BF16)
+        KLAUNCH(k_ce_backward<bf16>, grid, 256, 0, BF(gl->data), FL(gloss->data), FL(lse->data), BF(logits->data), t, N, Vp, vocab);
+    else if (logits->dtype == WB_F32)
+        KLAUNCH(k_ce_backward<float>, grid, 256, 0, FL(gl->data), FL(gloss->data), FL(lse->data), FL(logits->data), t, N, Vp, vocab);
+    else return bad_dtype("cross_entropy_backward", logits->dtype);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+
+/* ---- fused attention ---- */
+static int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim) {
+    return d == WB_BF16 && head_dim == 64;
+}
+
+static void strides3(int64_t *dst, const wb_tensor *t) {
+    dst[0] = t->stride[0], dst[1] = t->stride[1], dst[2] = t->stride[2];
+}
+
+/* 16-byte loads need 16-byte aligned rows: every base pointer and every stride (in bytes) */
+static int fa_vec_ok(const wb_tensor *const *ts, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) continue;
+        if ((uintptr_t)ts[i]->data % 16) return 0;
+        for (int d = 0; d < 3; d++)
+            if ((ts[i]->stride[d] * 2) % 16) return 0;
+    }
+    return 1;
+}
+
+static int fa_check(const wb_tensor *t, const char *what) {
+    if (t->dtype != WB_BF16 || t->ndim != 4 || t->shape[3] != 64 || t->stride[3] != 1) {
+        fprintf(stderr, "cuda attention: %s must be bf16 (B, H, T, 64) with unit stride along the head\n", what);
+        return WB_FAIL;
+    }
+    return WB_OK;
+}
+
+static int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                          const wb_tensor *k, const wb_tensor *v, double scale) {
+    cuda_impl *im = IMPL(be);
+    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(out, "out")) return WB_FAIL;
+    AttnDesc a;
+    memset(&a, 0, sizeof a);
+    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.out = BF(out->data), a.lse = FL(lse->data);
+    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.os, out);
+    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2];
+    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
+    const wb_tensor *ts[3] = {q, k, v};
+    if (!im->fa_fwd_attr) {
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
+        im->fa_fwd_attr = 1;
+    }
+    dim3 grid((unsigned)((T + 63) / 64), (unsigned)(B * H));
+    KLAUNCH(k_flash_fwd, grid, 128, FA_FWD_SMEM, a, fa_vec_ok(ts, 3));
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
+                                   const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                                   const wb_tensor *k, const wb_tensor *v, double scale) {
+    cuda_impl *im = IMPL(be);
+    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(g, "g")) return WB_FAIL;
+    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], rows = B * H * T;
+    WB_TRY(scratch_reserve(im, (size_t)rows * 65)); /* D (rows), then dq (rows, 64) */
+    AttnDesc a;
+    memset(&a, 0, sizeof a);
+    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.g = BF(g->data), a.o = BF(out->data);
+    a.gq = gq ? BF(gq->data) : NULL, a.gk = gk ? BF(gk->data) : NULL, a.gv = gv ? BF(gv->data) : NULL;
+    a.lse = FL(lse->data), a.D = im->scratch, a.dq = gq ? im->scratch + rows : NULL;
+    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.gs, g), strides3(a.os, out);
+    if (gq) strides3(a.gqs, gq);
+    if (gk) strides3(a.gks, gk);
+    if (gv) strides3(a.gvs, gv);
+    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
+    const wb_tensor *ts[4] = {q, k, v, g};
+    KLAUNCH(k_flash_bwd_pre, blocks_for(rows, 8), 256, 0, a, rows);
+    CUDA_CHECK_LAUNCH();
+    if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), 0));
+    if (!im->fa_bwd_attr) {
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
+        im->fa_bwd_attr = 1;
+    }
+    dim3 grid((unsigned)((T + 63) / 64), (unsigned)(B * H));
+    KLAUNCH(k_flash_bwd, grid, 128, FA_BWD_SMEM, a, fa_vec_ok(ts, 4));
+    CUDA_CHECK_LAUNCH();
+    if (gq) {
+        KLAUNCH(k_flash_dq_finish, blocks_for(rows * 64, 256), 256, 0, a, rows * 64);
+        CUDA_CHECK_LAUNCH();
+    }
+    return WB_OK;
+}
+
+static int cuda_norm_sq(wb_backend *be, void *out, const void *grads, int64_t n, wb_dtype dt) {
+    cuda_impl *im = IMPL(be);
+    unsigned grid = blocks_for(n, 1024);
+    if (grid > 1024) grid = 1024;
+    if (grid < 1) grid = 1;
+    if (dt == WB_BF16) KLAUNCH(k_norm_partial<bf16>, grid, 1024, 0, (const bf16 *)grads, n, im->partial);
+    else if (dt == WB_F32) KLAUNCH(k_norm_partial<float>, grid, 1024, 0, (const float *)grads, n, im->partial);
+    else return bad_dtype("norm_sq", dt);
+    CUDA_CHECK_LAUNCH();
+    KLAUNCH(k_norm_final, 1, 1024, 0, im->partial, (int)grid, (float *)out);
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_adamw(wb_backend *be, const wb_adamw_args *a) {
+    float bc1 = (float)(1.0 - pow(a->beta1, a->t)), bc2 = (float)(1.0 - pow(a->beta2, a->t));
+    unsigned grid = blocks_for(a->n, 256);
+    if (a->dtype == WB_BF16) {
+        if (!a->master) {
+            fprintf(stderr, "cuda adamw: bf16 parameters need an f32 master copy\n");
+            return WB_FAIL;
+        }
+        KLAUNCH(k_adamw<bf16>, grid, 256, 0, BF(a->params), (const bf16 *)a->grads, a->master, FL(a->m), FL(a->v),
+                                     (const float *)a->norm_sq, a->n, a->n_decay, a->lr, a->beta1, a->beta2, a->eps,
+                                     a->weight_decay, a->grad_clip, bc1, bc2);
+    } else if (a->dtype == WB_F32) {
+        KLAUNCH(k_adamw<float>, grid, 256, 0, FL(a->params), (const float *)a->grads, NULL, FL(a->m), FL(a->v),
+                                      (const float *)a->norm_sq, a->n, a->n_decay, a->lr, a->beta1, a->beta2, a->eps,
+                                      a->weight_decay, a->grad_clip, bc1, bc2);
+    } else {
+        return bad_dtype("adamw", a->dtype);
+    }
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+static int cuda_init(wb_backend *be, int device) {
+    cuda_impl *im = IMPL(be);
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device >= count) {
+        fprintf(stderr, "cuda backend: device %d of %d\n", device, count);
+        return WB_FAIL;
+    }
+    CUDA_CHECK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    snprintf(be->device_name, sizeof be->device_name, "%.100s (sm_%d%d)", prop.name, prop.major, prop.minor);
+    im->cc_major = prop.major;
+    im->cc_minor = prop.minor;
+    if (prop.major < 8) {
+        fprintf(stderr, "cuda backend: %s is sm_%d%d; bf16 kernels need sm_80 or newer\n", prop.name, prop.major, prop.minor);
+        return WB_FAIL;
+    }
+    CUBLAS_CHECK(cublasLtCreate(&im->lt));
+    im->workspace_size = (size_t)32 << 20;
+    CUDA_CHECK(cudaMalloc(&im->workspace, im->workspace_size));
+    CUDA_CHECK(cudaMalloc((void **)&im->partial, 1024 * sizeof(float)));
+    be->peak_flops = cuda_peak_for(be, WB_BF16);
+    return WB_OK;
+}
+
+extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
+    wb_backend *be = (wb_backend *)calloc(1, sizeof *be);
+    cuda_impl *im = (cuda_impl *)calloc(1, sizeof *im);
+    if (!be || !im) {
+        free(be);
+        free(im);
+        return WB_FAIL;
+    }
+    be->impl = im;
+    be->name = "cuda";
+    be->kind = WB_BACKEND_CUDA;
+    be->destroy = cuda_destroy;
+    be->supports = cuda_supports;
+    be->peak_for = cuda_peak_for;
+    be->alloc = cuda_alloc;
+    be->free = cuda_free;
+    be->memset0 = cuda_memset0;
+    be->to_host = cuda_to_host;
+    be->to_device = cuda_to_device;
+    be->sync = cuda_sync;
+    be->fill = cuda_fill;
+    be->binary = cuda_binary;
+    be->unary = cuda_unary;
+    be->unary_backward = cuda_unary_backward;
+    be->sum_into = cuda_sum_into;
+    be->causal_mask = cuda_causal_mask;
+    be->dropout = cuda_dropout;
+    be->gemm = cuda_gemm;
+    be->softmax = cuda_softmax;
+    be->softmax_backward = cuda_softmax_backward;
+    be->layernorm = cuda_layernorm;
+    be->layernorm_backward = cuda_layernorm_backward;
+    be->gather_rows = cuda_gather_rows;
+    be->scatter_add_rows = cuda_scatter_add_rows;
+    be->cross_entropy = cuda_cross_entropy;
+    be->cross_entropy_backward = cuda_cross_entropy_backward;
+    be->attention_supported = cuda_attention_supported;
+    be->attention = cuda_attention;
+    be->attention_backward = cuda_attention_backward;
+    be->norm_sq = cuda_norm_sq;
+    be->adamw = cuda_adamw;
+    if (cuda_init(be, device) != WB_OK) {
+        cuda_destroy(be);
+        return WB_FAIL;
+    }
+    *out = be;
+    return WB_OK;
+}

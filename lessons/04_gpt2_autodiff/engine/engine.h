@@ -1,0 +1,201 @@
+/*
+ * engine.h: reverse-mode automatic differentiation by pullbacks (ChainRules' rrule, in C).
+ *
+ * Every primitive computes its value and hands back a pullback: a function pointer plus the
+ * context it saved (input and output headers, statistics), which maps the output's gradient to
+ * gradients of its inputs. In Julia it reads `y, pb = rrule(f, x)`; here the pair is the return
+ * value and the tape entry the primitive pushes:
+ *
+ *     wb_tensor *h = wb_layernorm(ctx, x, w, b, 1e-5);   // value; pushes (pb_layernorm, saved)
+ *     wb_tensor *y = wb_linear(ctx, h, W, bias);          // value; pushes (pb_linear, saved)
+ *     ...
+ *     wb_backward(ctx, loss);   // zero the gradient arena, seed dloss = 1, run pullbacks in reverse
+ *
+ * Gradients accumulate (+=): a tensor used twice (the residual stream, tied embeddings) simply
+ * receives two contributions. Views (reshape, permute, split) share their gradient memory with
+ * the tensor they view, so their pullbacks do nothing at all.
+ *
+ * Memory: every header, saved context and temporary comes from the host arena; activation values
+ * from the activation arena; their gradients from the gradient arena, zeroed with one memset at
+ * the start of backward. All three are reset at the start of each step (wb_ctx_reset), so after
+ * the first step nothing is allocated. Parameters and their gradients live outside, in one block
+ * each (see model/gpt2.h).
+ *
+ * Errors are sticky: a primitive that fails prints why, sets ctx->status, and returns NULL; every
+ * later primitive given a NULL or called on a failed context returns NULL at once. Check the
+ * final result (or ctx->status) once.
+ */
+#ifndef WB_ENGINE_H
+#define WB_ENGINE_H
+
+#include "backend.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Arena: bump allocation over chunks of host memory (be == NULL) or backend memory. Reset
+ * rewinds; when a step needed more than one chunk, reset replaces them with one large chunk, so
+ * from the second step on one chunk serves all (and one memset clears the gradient arena).
+ * ------------------------------------------------------------------------------------------ */
+typedef struct wb_arena_chunk {
+    char *base;
+    size_t size, used;
+    struct wb_arena_chunk *next;
+} wb_arena_chunk;
+
+typedef struct {
+    wb_backend *be;            /* NULL: host memory (malloc) */
+    wb_arena_chunk *head, *cur;
+    size_t chunk_size;         /* the size of a new chunk, at least */
+    size_t used, peak;         /* bytes in use now; most ever in use */
+    const char *name;
+} wb_arena;
+
+int wb_arena_init(wb_arena *a, wb_backend *be, size_t chunk_size, const char *name);
+void *wb_arena_alloc(wb_arena *a, size_t bytes);   /* 256-byte aligned; NULL on failure */
+int wb_arena_reset(wb_arena *a);
+int wb_arena_zero_used(wb_arena *a);               /* memset 0 of every used byte */
+void wb_arena_free(wb_arena *a);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tape
+ * ------------------------------------------------------------------------------------------ */
+typedef struct wb_ctx wb_ctx;
+typedef int (*wb_pullback_fn)(wb_ctx *ctx, void *saved);
+
+typedef struct {
+    wb_pullback_fn fn;         /* NULL: a view, nothing to do */
+    void *saved;               /* context saved by the forward pass (host arena) */
+    const char *name;          /* the primitive's name */
+} wb_pullback;
+
+typedef enum { WB_TAPE_PULLBACK, WB_TAPE_RANGE_PUSH, WB_TAPE_RANGE_POP } wb_tape_kind;
+
+typedef struct {
+    wb_tape_kind kind;
+    wb_pullback pb;            /* for WB_TAPE_PULLBACK */
+    const char *range;         /* for the range entries: the NVTX range name in backward */
+} wb_tape_entry;
+
+typedef struct {
+    wb_tape_entry *entries;
+    int n, cap;
+} wb_tape;
+
+/* ---------------------------------------------------------------------------------------------
+ * Context: one per training or inference run
+ * ------------------------------------------------------------------------------------------ */
+struct wb_ctx {
+    wb_backend *be;
+    wb_dtype dtype;            /* activations and parameters: f32, f64 (CPU) or bf16 (CUDA) */
+    wb_arena host;             /* headers, saved contexts, the tape's ranges */
+    wb_arena act;              /* activation values and temporaries */
+    wb_arena grad;             /* activation gradients, zeroed at the start of backward */
+    wb_tape tape;
+    int grad_enabled;          /* 0: inference, no gradients, no tape */
+    int training;              /* 0: dropout is the identity */
+    int status;                /* WB_OK, or WB_FAIL after the first error (sticky) */
+    uint64_t seed;             /* dropout masks: seed ^ hash of a per-step counter */
+    uint64_t dropout_calls;
+    int range_depth;
+    const char *range_stack[32]; /* backward names of the open ranges */
+    int nvtx;                  /* emit NVTX ranges (on by default) */
+    /* optional: called at every range push (push = 1) and pop, forward and backward alike (the
+     * launch-plan test counts backend calls per range with it) */
+    void (*range_hook)(void *user, const char *name, int push);
+    void *range_hook_user;
+};
+
+/* chunk_bytes: first chunk of the device arenas (they grow in the first step if needed). */
+int wb_ctx_init(wb_ctx *ctx, wb_backend *be, wb_dtype dtype, size_t chunk_bytes);
+void wb_ctx_free(wb_ctx *ctx);
+/* Start a step: rewind the arenas and clear the tape. Invalidates every tensor of the last step. */
+int wb_ctx_reset(wb_ctx *ctx);
+
+/* Appends a pullback to the tape (the primitives do this; exposed for user-defined primitives). */
+int wb_tape_record(wb_ctx *ctx, wb_pullback pb);
+
+/* NVTX range in the forward pass; also recorded on the tape, so that backward opens a range
+ * named bwd_name (in reverse order) around the pullbacks recorded inside it. Give the two
+ * different names ("layer" / "layer_bwd"): a grader counts every occurrence of a name alike. */
+void wb_range_push(wb_ctx *ctx, const char *name, const char *bwd_name);
+void wb_range_pop(wb_ctx *ctx);
+
+/* Runs the tape in reverse. loss must be a scalar produced with gradients enabled. */
+int wb_backward(wb_ctx *ctx, wb_tensor *loss);
+/* The same from any output y, seeded with its gradient gy (same shape): the gradient checks'
+ * way of computing a vector-Jacobian product. */
+int wb_backward_with(wb_ctx *ctx, wb_tensor *y, const wb_tensor *gy);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tensors
+ * ------------------------------------------------------------------------------------------ */
+/* A new contiguous tensor from the activation arena; with_grad also allocates its gradient. */
+wb_tensor *wb_new(wb_ctx *ctx, wb_dtype dtype, int ndim, const int64_t *shape, int with_grad);
+/* A tensor over existing memory (parameters): grad may be NULL. The header is host-arena. */
+wb_tensor *wb_wrap(wb_ctx *ctx, void *data, void *grad, wb_dtype dtype, int ndim, const int64_t *shape);
+/* Copy from / to the host as doubles (converted to and from the tensor's dtype). */
+int wb_upload(wb_ctx *ctx, const wb_tensor *t, const double *host);
+int wb_download(wb_ctx *ctx, const wb_tensor *t, double *host);
+int wb_download_grad(wb_ctx *ctx, const wb_tensor *t, double *host);
+/* A header over t's gradient (dtype and layout of t). NULL when t has none. */
+wb_tensor *wb_grad_of(wb_ctx *ctx, const wb_tensor *t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Primitives. Each returns its value (NULL on error) and records its pullback when any input
+ * carries a gradient. Shapes in comments: what the primitive accepts.
+ * ------------------------------------------------------------------------------------------ */
+/* elementwise with NumPy broadcasting */
+wb_tensor *wb_add(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+wb_tensor *wb_sub(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+wb_tensor *wb_mul(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+wb_tensor *wb_div(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+wb_tensor *wb_scale(wb_ctx *ctx, wb_tensor *a, double s);       /* a * s (div by a number) */
+wb_tensor *wb_log(wb_ctx *ctx, wb_tensor *a);
+wb_tensor *wb_exp(wb_ctx *ctx, wb_tensor *a);
+wb_tensor *wb_gelu(wb_ctx *ctx, wb_tensor *a);                 /* tanh approximation */
+wb_tensor *wb_square(wb_ctx *ctx, wb_tensor *a);
+wb_tensor *wb_sqrt(wb_ctx *ctx, wb_tensor *a);
+/* reductions along one axis, keeping it with size 1 */
+wb_tensor *wb_sum(wb_ctx *ctx, wb_tensor *a, int axis);
+wb_tensor *wb_mean(wb_ctx *ctx, wb_tensor *a, int axis);
+/* matrix products: mm (..., K) @ (K, N) -> (..., N); bmm (B, M, K) @ (B, K, N) -> (B, M, N) */
+wb_tensor *wb_mm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+wb_tensor *wb_bmm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
+/* fused: x (..., K) @ w^T + bias, w (N, K) as nn.Linear stores it, bias (N) or NULL */
+wb_tensor *wb_linear(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias);
+/* views: launch nothing (reshape copies only when the layout forbids a view, as PyTorch does) */
+int wb_split(wb_ctx *ctx, wb_tensor *a, int axis, int n, const int64_t *sizes, wb_tensor **out);
+wb_tensor *wb_permute(wb_ctx *ctx, wb_tensor *a, const int *perm);
+wb_tensor *wb_transpose(wb_ctx *ctx, wb_tensor *a, int d0, int d1);
+wb_tensor *wb_reshape(wb_ctx *ctx, wb_tensor *a, int ndim, const int64_t *shape);
+wb_tensor *wb_contiguous(wb_ctx *ctx, wb_tensor *a);          /* a itself when contiguous */
+/* table (V, C), idx (...) i32 -> (..., C) */
+wb_tensor *wb_embedding(wb_ctx *ctx, wb_tensor *table, wb_tensor *idx);
+/* along the last axis */
+wb_tensor *wb_softmax(wb_ctx *ctx, wb_tensor *a);
+/* (..., T, T): -inf above the diagonal */
+wb_tensor *wb_causal_mask(wb_ctx *ctx, wb_tensor *a);
+/* fused: softmax(scale * a) with the causal mask, one kernel forward, one backward */
+wb_tensor *wb_softmax_causal(wb_ctx *ctx, wb_tensor *a, double scale);
+/* fused causal attention: q, k, v (B, H, T, D) views (unit stride along D, e.g. straight from
+ * a split qkv projection) -> (B, H, T, D), a view over a (B, T, H, D) buffer, so that the heads
+ * merge back into (B, T, H*D) without a copy. One kernel forward where the backend has one
+ * (attention_supported), else built from bmm and softmax_causal (copies included). */
+wb_tensor *wb_attention(wb_ctx *ctx, wb_tensor *q, wb_tensor *k, wb_tensor *v, double scale);
+/* x (..., C), w and b (C) */
+wb_tensor *wb_layernorm(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *b, double eps);
+/* logits (..., Vp), targets (...) i32, vocab <= Vp (columns past it are padding).
+ * Returns the mean loss, a scalar of dtype wb_stat_dtype(ctx->dtype). */
+wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, int64_t vocab);
+/* identity when p == 0 or not training */
+wb_tensor *wb_dropout(wb_ctx *ctx, wb_tensor *a, float p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

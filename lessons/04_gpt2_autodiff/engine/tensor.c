@@ -1,0 +1,163 @@
+/* tensor.c: see tensor.h. Shape arithmetic only; nothing here touches tensor memory. */
+#include "tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+size_t wb_dtype_size(wb_dtype d) {
+    switch (d) {
+    case WB_F32: return 4;
+    case WB_F64: return 8;
+    case WB_BF16: return 2;
+    case WB_I32: return 4;
+    }
+    return 0;
+}
+
+const char *wb_dtype_name(wb_dtype d) {
+    switch (d) {
+    case WB_F32: return "f32";
+    case WB_F64: return "f64";
+    case WB_BF16: return "bf16";
+    case WB_I32: return "i32";
+    }
+    return "?";
+}
+
+int wb_dtype_parse(const char *s, wb_dtype *out) {
+    if (!strcmp(s, "f32") || !strcmp(s, "fp32")) *out = WB_F32;
+    else if (!strcmp(s, "f64") || !strcmp(s, "fp64")) *out = WB_F64;
+    else if (!strcmp(s, "bf16")) *out = WB_BF16;
+    else return -1;
+    return 0;
+}
+
+wb_dtype wb_stat_dtype(wb_dtype d) { return d == WB_F64 ? WB_F64 : WB_F32; }
+
+int64_t wb_numel(const wb_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++) n *= t->shape[i];
+    return n;
+}
+
+int wb_is_contiguous(const wb_tensor *t) {
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] != 1 && t->stride[i] != expect) return 0;
+        expect *= t->shape[i];
+    }
+    return 1;
+}
+
+void wb_set_shape(wb_tensor *t, int ndim, const int64_t *shape) {
+    t->ndim = ndim;
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        t->shape[i] = shape[i];
+        t->stride[i] = s;
+        s *= shape[i];
+    }
+    for (int i = ndim; i < WB_MAX_DIMS; i++) t->shape[i] = 1, t->stride[i] = 0;
+}
+
+int wb_same_shape(const wb_tensor *a, const wb_tensor *b) {
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+
+int64_t wb_offset_of(const wb_tensor *t, int64_t i) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t n = t->shape[d];
+        off += (i % n) * t->stride[d];
+        i /= n;
+    }
+    return off;
+}
+
+const char *wb_shape_str(const wb_tensor *t, char *buf, size_t n) {
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < t->ndim && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)t->shape[i]);
+    if (k < n) snprintf(buf + k, n - k, ")");
+    return buf;
+}
+
+/* PyTorch's computeStride: walk the old dims from the right in chunks of dims that are laid out
+ * contiguously with each other; each chunk must be covered exactly by whole new dims. */
+int wb_view_strides(const wb_tensor *t, int ndim, const int64_t *shape, int64_t *stride_out) {
+    int64_t numel_new = 1;
+    for (int i = 0; i < ndim; i++) numel_new *= shape[i];
+    if (numel_new != wb_numel(t)) return -1;
+    if (numel_new == 0 || t->ndim == 0) {
+        int64_t s = 1;
+        for (int i = ndim - 1; i >= 0; i--) stride_out[i] = s, s *= shape[i];
+        return 0;
+    }
+    int view_d = ndim - 1;
+    int64_t chunk_base_stride = t->stride[t->ndim - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int tensor_d = t->ndim - 1; tensor_d >= 0; tensor_d--) {
+        tensor_numel *= t->shape[tensor_d];
+        if (tensor_d == 0 || (t->shape[tensor_d - 1] != 1 &&
+                              t->stride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+                stride_out[view_d] = view_numel * chunk_base_stride;
+                view_numel *= shape[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel) return -1;
+            if (tensor_d > 0) {
+                chunk_base_stride = t->stride[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1 ? 0 : -1;
+}
+
+int wb_broadcast_to(const wb_tensor *t, int ndim, const int64_t *shape, wb_tensor *out) {
+    if (t->ndim > ndim) return -1;
+    *out = *t;
+    out->ndim = ndim;
+    int shift = ndim - t->ndim;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int j = i - shift;
+        int64_t n = j >= 0 ? t->shape[j] : 1, s = j >= 0 ? t->stride[j] : 0;
+        if (n == shape[i]) out->shape[i] = n, out->stride[i] = n == 1 ? 0 : s;
+        else if (n == 1) out->shape[i] = shape[i], out->stride[i] = 0;
+        else return -1;
+    }
+    for (int i = ndim; i < WB_MAX_DIMS; i++) out->shape[i] = 1, out->stride[i] = 0;
+    return 0;
+}
+
+int wb_broadcast_shape(const wb_tensor *a, const wb_tensor *b, int *ndim, int64_t *shape) {
+    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int i = 0; i < n; i++) {
+        int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
+        int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
+        if (x != y && x != 1 && y != 1) return -1;
+        shape[i] = x == 1 ? y : x;
+    }
+    *ndim = n;
+    return 0;
+}
+
+float wb_bf16_to_f32(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+uint16_t wb_f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)((u >> 16) | 0x40); /* NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}

@@ -1,0 +1,204 @@
+/*
+ * gpu_ops.c: every primitive on the CUDA backend against the CPU reference (float64), forward
+ * value and the gradients of every input (a pullback seeded with a random cotangent). Runs under
+ * the ctest label `gpu`; prints one line per primitive and dtype, exits 1 if any fails.
+ *
+ * Shapes are larger than in the gradient checks so that rows span several warps and blocks.
+ * bf16 inputs are rounded to bf16 before both runs, so the measure is the kernels' own error:
+ * f32 within 1e-4 (cuBLASLt f32 GEMMs, f32 reductions), bf16 within 3e-2 (one rounding per
+ * stored intermediate).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "prims.h"
+#include "wb_check.h"
+#include "wb_random.h"
+
+enum { IN_NORMAL, IN_POSITIVE, IN_INDEX };
+
+typedef struct {
+    int ndim;
+    int64_t shape[WB_MAX_DIMS];
+    int kind;
+    int64_t bound;
+} in_spec;
+
+typedef struct {
+    const char *name;
+    prim_fn f;
+    int n;
+    in_spec in[3];
+    double bf16_tol; /* 0: the default */
+} prim_case;
+
+#define S1(a) 1, {a}
+#define S2(a, b) 2, {a, b}
+#define S3(a, b, c) 3, {a, b, c}
+
+static const prim_case CASES[] = {
+    {"add", f_add, 2, {{S3(4, 33, 70), IN_NORMAL, 0}, {S3(4, 33, 70), IN_NORMAL, 0}}, 0},
+    {"add broadcast", f_add, 2, {{S3(4, 33, 70), IN_NORMAL, 0}, {S1(70), IN_NORMAL, 0}}, 0},
+    {"sub broadcast", f_sub, 2, {{S3(4, 33, 70), IN_NORMAL, 0}, {S3(4, 33, 1), IN_NORMAL, 0}}, 0},
+    {"mul broadcast", f_mul, 2, {{S3(4, 33, 70), IN_NORMAL, 0}, {S3(1, 33, 70), IN_NORMAL, 0}}, 0},
+    {"div broadcast", f_div, 2, {{S2(50, 70), IN_NORMAL, 0}, {S1(70), IN_POSITIVE, 0}}, 0},
+    {"scale", f_scale, 1, {{S2(50, 70), IN_NORMAL, 0}}, 0},
+    {"log", f_log, 1, {{S2(50, 70), IN_POSITIVE, 0}}, 0},
+    {"exp", f_exp, 1, {{S2(50, 70), IN_NORMAL, 0}}, 0},
+    {"gelu", f_gelu, 1, {{S2(50, 70), IN_NORMAL, 0}}, 0},
+    {"square", f_square, 1, {{S2(50, 70), IN_NORMAL, 0}}, 0},
+    {"sqrt", f_sqrt, 1, {{S2(50, 70), IN_POSITIVE, 0}}, 0},
+    {"sum axis 0", f_sum0, 1, {{S3(40, 9, 70), IN_NORMAL, 0}}, 0},
+    {"sum axis 1", f_sum1, 1, {{S3(4, 90, 7), IN_NORMAL, 0}}, 0},
+    {"mean last axis", f_mean2, 1, {{S3(4, 9, 300), IN_NORMAL, 0}}, 0},
+    {"mm", f_mm, 2, {{S2(64, 80), IN_NORMAL, 0}, {S2(80, 96), IN_NORMAL, 0}}, 0},
+    {"mm 3d lhs", f_mm, 2, {{S3(3, 40, 80), IN_NORMAL, 0}, {S2(80, 48), IN_NORMAL, 0}}, 0},
+    {"mm transposed views", f_mm_t, 2, {{S2(80, 64), IN_NORMAL, 0}, {S2(96, 80), IN_NORMAL, 0}}, 0},
+    {"bmm", f_bmm, 2, {{S3(6, 32, 40), IN_NORMAL, 0}, {S3(6, 40, 24), IN_NORMAL, 0}}, 0},
+    {"bmm transposed rhs", f_bmm_t, 2, {{S3(6, 32, 40), IN_NORMAL, 0}, {S3(6, 24, 40), IN_NORMAL, 0}}, 0},
+    {"linear", f_linear, 3, {{S3(2, 30, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}}, 0},
+    {"linear no bias", f_linear_nobias, 2, {{S2(30, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}}, 0},
+    {"split", f_split, 1, {{S2(40, 6), IN_NORMAL, 0}}, 0},
+    {"permute", f_permute, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
+    {"reshape view", f_reshape_view, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
+    {"reshape copy", f_reshape_copy, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
+    {"embedding", f_embedding, 2, {{S2(50, 72), IN_NORMAL, 0}, {S2(4, 33), IN_INDEX, 50}}, 0},
+    {"softmax", f_softmax, 1, {{S3(4, 9, 300), IN_NORMAL, 0}}, 0},
+    {"causal mask + softmax", f_mask_softmax, 1, {{S3(6, 70, 70), IN_NORMAL, 0}}, 0},
+    {"softmax causal fused", f_softmax_causal, 1, {{S3(6, 70, 70), IN_NORMAL, 0}}, 0},
+    {"layernorm", f_layernorm, 3, {{S3(4, 33, 200), IN_NORMAL, 0}, {S1(200), IN_NORMAL, 0}, {S1(200), IN_NORMAL, 0}}, 0},
+    {"cross entropy", f_cross_entropy, 2, {{S3(4, 33, 7), IN_NORMAL, 0}, {S2(4, 33), IN_INDEX, 5}}, 0},
+    {"dropout", f_dropout, 1, {{S2(64, 70), IN_NORMAL, 0}}, 0},
+    /* 1024 rows or more: the two-pass column sums (bias and layer-norm weight gradients) */
+    {"sum axis 0, tall", f_sum0, 1, {{S2(1100, 40), IN_NORMAL, 0}}, 0},
+    {"linear, tall", f_linear, 3, {{S3(2, 600, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}}, 0},
+    {"layernorm, tall", f_layernorm, 3, {{S2(1100, 96), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}}, 0},
+    /* bf16: the flash kernels (T not a multiple of the 64-row tiles); f32: the bmm fallback.
+     * P and dS are rounded to bf16 before their tensor-core products, hence the looser bound. */
+    {"attention", f_attention, 3, {{4, {2, 2, 100, 64}, IN_NORMAL, 0}, {4, {2, 2, 100, 64}, IN_NORMAL, 0},
+                                   {4, {2, 2, 100, 64}, IN_NORMAL, 0}}, 5e-2},
+    {"attention on qkv views", f_attention_qkv, 1, {{S3(2, 130, 384), IN_NORMAL, 0}}, 5e-2},
+    {"fan-out", f_residual_twice, 1, {{S2(64, 70), IN_NORMAL, 0}}, 0},
+};
+
+static int64_t numel_of(const in_spec *s) {
+    int64_t n = 1;
+    for (int i = 0; i < s->ndim; i++) n *= s->shape[i];
+    return n;
+}
+
+typedef struct {
+    double *y, *g[3];
+    int64_t ny;
+} result;
+
+/* forward + pullback seeded with r on one backend; values converted to double */
+static int run(wb_backend *be, wb_dtype dt, const prim_case *c, double **vals, const double *r, int64_t *ny_io,
+               result *out) {
+    wb_ctx ctx;
+    WB_TRY(wb_ctx_init(&ctx, be, dt, 1 << 22));
+    ctx.nvtx = 0;
+    wb_tensor *xs[3];
+    for (int i = 0; i < c->n; i++) {
+        int idx = c->in[i].kind == IN_INDEX;
+        xs[i] = wb_new(&ctx, idx ? WB_I32 : dt, c->in[i].ndim, c->in[i].shape, !idx);
+        if (!xs[i] || wb_upload(&ctx, xs[i], vals[i]) != WB_OK) return WB_FAIL;
+    }
+    wb_tensor *y = c->f(&ctx, xs);
+    if (!y) return WB_FAIL;
+    int64_t ny = wb_numel(y);
+    if (*ny_io >= 0 && *ny_io != ny) return WB_FAIL;
+    *ny_io = ny;
+    out->ny = ny;
+    out->y = malloc((size_t)ny * sizeof(double));
+    WB_TRY(wb_download(&ctx, y, out->y));
+    if (!r) return WB_OK; /* first call: only learn the output size */
+    wb_tensor *gy = wb_new(&ctx, y->dtype, y->ndim, y->shape, 0);
+    if (!gy || wb_upload(&ctx, gy, r) != WB_OK) return WB_FAIL;
+    WB_TRY(wb_backward_with(&ctx, y, gy));
+    for (int i = 0; i < c->n; i++) {
+        out->g[i] = NULL;
+        if (c->in[i].kind == IN_INDEX) continue;
+        out->g[i] = malloc((size_t)numel_of(&c->in[i]) * sizeof(double));
+        WB_TRY(wb_download_grad(&ctx, xs[i], out->g[i]));
+    }
+    WB_TRY(be->sync(be));
+    wb_ctx_free(&ctx);
+    return WB_OK;
+}
+
+/* relative 2-norm error, skipping positions where the reference is infinite (masked logits) */
+static double rel(const double *out, const double *ref, int64_t n) {
+    double d = 0, s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isinf(ref[i]) && out[i] == ref[i]) continue;
+        if (!isfinite(out[i])) return INFINITY;
+        d += (out[i] - ref[i]) * (out[i] - ref[i]);
+        s += ref[i] * ref[i];
+    }
+    return s > 0 ? sqrt(d / s) : sqrt(d);
+}
+
+static double round_bf16(double v) { return wb_bf16_to_f32(wb_f32_to_bf16((float)v)); }
+
+int main(void) {
+    wb_backend *cpu = NULL, *gpu = NULL;
+    if (wb_backend_cpu_create(&cpu) != WB_OK) return 1;
+    if (wb_backend_cuda_create(&gpu, 0) != WB_OK) {
+        fprintf(stderr, "no usable CUDA device\n");
+        return 77;
+    }
+    printf("CUDA backend vs CPU (float64) on %s\n", gpu->device_name);
+    const wb_dtype dts[2] = {WB_F32, WB_BF16};
+    const double tols[2] = {1e-4, 3e-2};
+    int failed = 0, passed = 0;
+    for (size_t ci = 0; ci < sizeof CASES / sizeof CASES[0]; ci++) {
+        const prim_case *c = &CASES[ci];
+        for (int di = 0; di < 2; di++) {
+            wb_rng rng;
+            wb_rng_seed(&rng, 1000 + ci);
+            double *vals[3];
+            for (int i = 0; i < c->n; i++) {
+                int64_t m = numel_of(&c->in[i]);
+                vals[i] = malloc((size_t)m * sizeof(double));
+                for (int64_t j = 0; j < m; j++) {
+                    double u = wb_rng_normal(&rng);
+                    if (c->in[i].kind == IN_POSITIVE) u = 0.5 + 1.5 * wb_rng_uniform(&rng);
+                    if (c->in[i].kind == IN_INDEX) u = (double)(wb_rng_next(&rng) % (uint64_t)c->in[i].bound);
+                    else if (dts[di] == WB_BF16) u = round_bf16(u);
+                    vals[i][j] = u;
+                }
+            }
+            int64_t ny = -1;
+            result probe = {0}, ref = {0}, got = {0};
+            int ok = run(cpu, WB_F64, c, vals, NULL, &ny, &probe) == WB_OK;
+            double *r = ok ? malloc((size_t)ny * sizeof(double)) : NULL;
+            for (int64_t j = 0; ok && j < ny; j++) r[j] = dts[di] == WB_BF16 ? round_bf16(wb_rng_normal(&rng)) : wb_rng_normal(&rng);
+            ok = ok && run(cpu, WB_F64, c, vals, r, &ny, &ref) == WB_OK;
+            int gpu_ok = ok && run(gpu, dts[di], c, vals, r, &ny, &got) == WB_OK;
+            double worst = INFINITY;
+            if (gpu_ok) {
+                worst = rel(got.y, ref.y, ny);
+                for (int i = 0; i < c->n; i++)
+                    if (ref.g[i]) {
+                        double e = rel(got.g[i], ref.g[i], numel_of(&c->in[i]));
+                        if (!(e <= worst)) worst = e > worst || isnan(e) ? e : worst;
+                    }
+            }
+            double tol = dts[di] == WB_BF16 && c->bf16_tol > 0 ? c->bf16_tol : tols[di];
+            int pass = gpu_ok && worst <= tol;
+            printf("%-24s %-5s value+grads rel err %.3e (tolerance %.0e) %s\n", c->name, wb_dtype_name(dts[di]),
+                   worst, tol, pass ? "PASS" : "FAIL");
+            pass ? passed++ : failed++;
+            for (int i = 0; i < c->n; i++) free(vals[i]), free(ref.g[i]), free(got.g[i]);
+            free(r), free(probe.y), free(ref.y), free(got.y);
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    gpu->destroy(gpu);
+    cpu->destroy(cpu);
+    return failed ? 1 : 0;
+}
