@@ -19,6 +19,20 @@ const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap) {
     return buf;
 }
 
+/* An explanation from the answer key, its lines indented under "Why:". */
+static void print_why(FILE *f, const char *why) {
+    fprintf(f, "  %sWhy:%s ", wb_dim(f), wb_reset(f));
+    for (const char *p = why; *p; p++) {
+        if (*p == '\n') {
+            if (p[1] == '\0') break;
+            fputs("\n       ", f);
+            continue;
+        }
+        fputc(*p, f);
+    }
+    fputc('\n', f);
+}
+
 static void print_occurrences(FILE *f, const wb_graded_fact *g) {
     if (g->n_occurrences == 0) {
         fprintf(f, "the range never occurred in the profiled window");
@@ -46,7 +60,7 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         if (x->prediction != current) {
             if (current && ctx->key) {
                 const char *why = wb_answer_key_explanation(ctx->key, current->id);
-                if (why) fprintf(f, "  %sWhy:%s %s%s", wb_dim(f), wb_reset(f), why, why[strlen(why) - 1] == '\n' ? "" : "\n");
+                if (why) print_why(f, why);
             }
             current = x->prediction;
             fprintf(f, "\n%s%s%s  (variant %s, range %s, %zu occurrence%s)\n", wb_bold(f), current->id, wb_reset(f), x->variant,
@@ -60,7 +74,7 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
     }
     if (current && ctx->key) {
         const char *why = wb_answer_key_explanation(ctx->key, current->id);
-        if (why) fprintf(f, "  %sWhy:%s %s%s", wb_dim(f), wb_reset(f), why, why[strlen(why) - 1] == '\n' ? "" : "\n");
+        if (why) print_why(f, why);
     }
     fprintf(f, "\n%sScore: %zu of %zu facts right%s\n", wb_bold(f), g->right, g->n, wb_reset(f));
 }
