@@ -18,6 +18,7 @@
 #include "device.h"
 #include "grade.h"
 #include "lesson.h"
+#include "lesson_ref.h"
 #include "paths.h"
 #include "predictions.h"
 #include "predictions_edit.h"
@@ -33,13 +34,14 @@
 #include <unistd.h>
 
 const char CHECK_USAGE[] =
-    "usage: grader check [LESSON_DIR] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
+    "usage: grader check [LESSON] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
     "                    [--format text|json] [--reveal]\n"
     "\n"
     "Runs the lesson under CUPTI, grades your predictions against what ran, and only then shows the\n"
-    "trace. Without LESSON_DIR: the next lesson you have not graded yet.\n"
+    "trace. LESSON is a lesson folder, name or number (lessons/03_mlp, 03_mlp, 3); without it, the\n"
+    "next lesson you have not graded yet.\n"
     "\n"
-    "  --predictions FILE  your predictions (default: LESSON_DIR/predictions.yaml)\n"
+    "  --predictions FILE  your predictions (default: the lesson's predictions.yaml)\n"
     "  --variant NAME      only this variant's predictions (and runs)\n"
     "  --replay [TRACE]    grade a recording instead of a live run: TRACE, or the lesson's recording\n"
     "                      for this GPU, else its newest one. Automatic where no CUDA device exists.\n"
@@ -341,8 +343,11 @@ static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_
 static int run_check(const check_options *o, wb_error *err) {
     int json = !strcmp(o->format, "json");
     char lesson_dir[4096];
-    if (o->lesson_dir) snprintf(lesson_dir, sizeof lesson_dir, "%s", o->lesson_dir);
-    else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) return err->code;
+    if (o->lesson_dir) {
+        if (wb_resolve_lesson(o->lesson_dir, lesson_dir, sizeof lesson_dir, err)) return err->code;
+    } else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) {
+        return err->code;
+    }
     if (!o->lesson_dir && !json) fprintf(stderr, "Next lesson: %s\n", lesson_dir);
 
     wb_lesson lesson;

@@ -14,6 +14,7 @@
 #include "device.h"
 #include "grade.h"
 #include "lesson.h"
+#include "lesson_ref.h"
 #include "paths.h"
 #include "report.h"
 #include "term.h"
@@ -24,20 +25,22 @@
 #include <string.h>
 
 const char VERIFY_USAGE[] =
-    "usage: grader verify LESSON_DIR [--replay [TRACE]] [--repeat N] [--format text|json]\n"
+    "usage: grader verify LESSON [--replay [TRACE]] [--repeat N] [--format text|json]\n"
     "\n"
     "Checks the lesson's answer key (expectations/NN_name.yaml) against a live capture on this GPU,\n"
     "or against a recording with --replay (automatic without a GPU). --repeat N runs the lesson N\n"
-    "times live and reports facts whose value varies between runs.\n"
+    "times live and reports facts whose value varies between runs. LESSON is a lesson folder, name\n"
+    "or number.\n"
     "\n"
     "exit: 0 the key holds, 1 some fact differs (or no answers for this GPU), 2 bad usage or input,\n"
     "3 lesson failed or capture incomplete\n";
 
 const char RECORD_USAGE[] =
-    "usage: grader record LESSON_DIR\n"
+    "usage: grader record LESSON\n"
     "\n"
     "Runs every variant of the lesson live under CUPTI and saves the captures as the lesson's\n"
-    "recording for this GPU: LESSON_DIR/traces/sm_NN.json (replayed where there is no GPU).\n"
+    "recording for this GPU: traces/sm_NN.json in the lesson folder (replayed where there is no\n"
+    "GPU). LESSON is a lesson folder, name or number.\n"
     "Needs a CUDA device.\n"
     "\n"
     "exit: 0 recorded, 2 bad usage or input, 3 no GPU, lesson failed or capture incomplete\n";
@@ -130,7 +133,9 @@ static int run_verify(const verify_options *o, wb_error *err) {
     wb_answer_key key = {0};
     wb_recording rec = {0};
     int rc;
-    if ((rc = wb_lesson_load(o->lesson_dir, &lesson, err))) return rc;
+    char dir[4096];
+    if ((rc = wb_resolve_lesson(o->lesson_dir, dir, sizeof dir, err))) return rc;
+    if ((rc = wb_lesson_load(dir, &lesson, err))) return rc;
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
     if ((rc = wb_answer_key_load(key_path, &key, err))) goto out;
@@ -282,7 +287,9 @@ int cmd_record(int argc, char **argv) {
     wb_error err = {0};
     wb_lesson lesson;
     wb_recording rec = {0};
-    int rc = wb_lesson_load(o.lesson_dir, &lesson, &err);
+    char dir[4096];
+    int rc = wb_resolve_lesson(o.lesson_dir, dir, sizeof dir, &err);
+    if (!rc) rc = wb_lesson_load(dir, &lesson, &err);
     if (rc) goto done;
     char arch[16], gpu[256];
     if (wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) <= 0) {
