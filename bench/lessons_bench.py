@@ -698,7 +698,7 @@ def main():
     L.append("")
     checks = ", ".join(f"{shape} {'pass' if ok else '**FAIL**'}" for shape, ok in edge_checks) or "not run"
     L.append("Lesson implementations (`lesson_03_mlp --kernel-bench --impl NAME`; `row` is `gelu_mul_kernel`, what "
-             "the lesson's variants launch; the others are issue 3's alternatives, predictions in `main.cu` above "
+             "the lesson's variants launch; the others are issue 3's alternatives, predictions in `kernel_bench.cu` above "
              "`gelu_mul_impls`). Every one was checked against the CPU reference before it was timed, and all "
              f"{len(EVERY_IMPL.split(','))} implementations at other shapes in this run: {checks}.")
     L.append("")

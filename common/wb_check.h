@@ -20,7 +20,11 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#endif
 
+/* CUDA_CHECK in .cu files, and in plain C files that include <cuda_runtime_api.h> before this
+ * header (common/wb_steps.c): the runtime API is C. */
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
 #define CUDA_CHECK(expr)                                                                           \
     do {                                                                                           \
         cudaError_t wb_err_ = (expr);                                                              \
@@ -33,7 +37,9 @@
 
 /* After every kernel launch: launch errors are reported here, not by the <<<>>> expression. */
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+#endif
 
+#ifdef __CUDACC__
 #define CUBLAS_CHECK(expr)                                                                         \
     do {                                                                                           \
         cublasStatus_t wb_st_ = (expr);                                                            \

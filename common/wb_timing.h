@@ -1,8 +1,8 @@
 /*
  * wb_timing.h: medians of per-step timings and the short table every lesson prints.
  *
- * Time on the GPU comes from CUDA events recorded around each measured step (the lesson records
- * them; see lessons/01_matmul_add/main.cu); wall time per step from a host monotonic clock.
+ * Time on the GPU comes from CUDA events recorded around each measured step (wb_steps.h records
+ * them); wall time per step from a host monotonic clock. Plain host code, no CUDA.
  */
 #ifndef WB_TIMING_H
 #define WB_TIMING_H

@@ -20,21 +20,22 @@
  *
  * Program order: setup (cuBLAS handle, workspace, inputs), warm-up steps (cuBLAS heuristics,
  * module loading and graph upload happen here, outside the measurement), then --steps measured
- * steps between cudaProfilerStart and cudaProfilerStop, then a CPU reference check.
+ * steps between cudaProfilerStart and cudaProfilerStop, then a CPU reference check. A step is
+ * forward() below, or one replay of its graph, then cudaDeviceSynchronize: wb_step_run in
+ * common/wb_steps.c, which every lesson shares, with the CUDA events and host clocks that time it.
  *
- * NVTX ranges (the lesson's interface; lesson.yaml lists them):
- *   step          one measured step, from its first launch to the end of its synchronize
+ * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
+ *   step *        one measured step, from its first launch to the end of its synchronize
  *   matmul        the cublasGemmEx call                        (eager)
  *   bias_add      the bias_add_kernel launch                   (eager)
- *   graph_launch  the cudaGraphLaunch call                     (graph)
- *   sync          the cudaDeviceSynchronize that ends every step
+ *   graph_launch * the cudaGraphLaunch call                    (graph)
+ *   sync *        the cudaDeviceSynchronize that ends every step
  *
  * Exit status: 0 when the result matches the CPU reference, 1 on any CUDA or cuBLAS error or a
  * wrong result, 2 on bad usage.
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <getopt.h>
 #include <nvtx3/nvToolsExt.h>
@@ -47,6 +48,7 @@
 #include "wb_check.h"
 #include "wb_compare.h"
 #include "wb_random.h"
+#include "wb_steps.h"
 #include "wb_timing.h"
 
 typedef __nv_bfloat16 bf16;
@@ -122,7 +124,6 @@ typedef struct {
     void *workspace;            /* WORKSPACE_BYTES for cuBLAS */
     cublasHandle_t cublas;
     cudaStream_t stream;        /* every launch goes here; graph capture needs a non-default stream */
-    cudaGraphExec_t graph_exec; /* graph variant: the captured step, instantiated */
 } lesson;
 
 /* Random bf16 values on the GPU, with the rounded copy kept on the host for the reference. */
@@ -179,7 +180,6 @@ static int lesson_init(lesson *L, int n, uint64_t seed) {
 
 /* Frees what lesson_init made; safe on a partly built lesson. Errors are ignored: we are leaving. */
 static void lesson_free(lesson *L) {
-    if (L->graph_exec) cudaGraphExecDestroy(L->graph_exec);
     if (L->cublas) cublasDestroy(L->cublas);
     if (L->stream) cudaStreamDestroy(L->stream);
     cudaFree(L->x);
@@ -208,67 +208,8 @@ static int forward(lesson *L) {
     return rc;
 }
 
-/* Graph variant: record forward() into a graph once (nothing runs while capturing) and
- * instantiate it. The first replay uploads it; warm-up takes care of that. */
-static int graph_build(lesson *L) {
-    CUDA_CHECK(cudaStreamBeginCapture(L->stream, cudaStreamCaptureModeGlobal));
-    int rc = forward(L);
-    cudaGraph_t graph = NULL;
-    cudaError_t end = cudaStreamEndCapture(L->stream, &graph); /* always end a capture we began */
-    if (rc != WB_OK) {
-        if (graph) cudaGraphDestroy(graph);
-        fprintf(stderr, "graph capture failed: forward() reported an error while capturing\n");
-        return WB_FAIL;
-    }
-    CUDA_CHECK(end);
-    cudaError_t inst = cudaGraphInstantiate(&L->graph_exec, graph, 0);
-    cudaGraphDestroy(graph); /* the executable graph keeps what it needs */
-    CUDA_CHECK(inst);
-    return WB_OK;
-}
-
-/* Host-side timings of one step, in microseconds. */
-typedef struct {
-    double launch_us; /* from the step's start until every launch call has returned */
-    double sync_us;   /* inside cudaDeviceSynchronize, i.e. waiting for the GPU */
-    double wall_us;   /* the whole step */
-} step_times;
-
-/* One step: launches (eager) or one graph launch (graph), then a synchronize, all inside the
- * step range so that every kernel and API call of the step falls into it. The CUDA events, when
- * given, bracket the step's GPU work for the GPU-time column. */
-static int step_body(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
-    double t0 = wb_now_us();
-    if (start) CUDA_CHECK(cudaEventRecord(start, L->stream));
-    if (v == VARIANT_GRAPH) {
-        nvtxRangePushA("graph_launch");
-        cudaError_t err = cudaGraphLaunch(L->graph_exec, L->stream);
-        nvtxRangePop();
-        CUDA_CHECK(err);
-    } else {
-        WB_TRY(forward(L));
-    }
-    if (stop) CUDA_CHECK(cudaEventRecord(stop, L->stream));
-    double t1 = wb_now_us();
-    nvtxRangePushA("sync");
-    cudaError_t err = cudaDeviceSynchronize(); /* also reports errors of kernels that ran */
-    nvtxRangePop();
-    CUDA_CHECK(err);
-    double t2 = wb_now_us();
-    if (t) {
-        t->launch_us = t1 - t0;
-        t->sync_us = t2 - t1;
-        t->wall_us = t2 - t0;
-    }
-    return WB_OK;
-}
-
-static int step(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
-    nvtxRangePushA("step");
-    int rc = step_body(L, v, start, stop, t);
-    nvtxRangePop();
-    return rc;
-}
+/* What wb_step_run calls each step (eager), and what wb_step_capture records once (graph). */
+static int step_forward(void *ctx) { return forward((lesson *)ctx); }
 
 /* ---- checking and reporting ----------------------------------------------------------------- */
 
@@ -336,92 +277,33 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
 
 static int run(variant v, int size, int steps, int warmup, uint64_t seed) {
     lesson L;
-    cudaEvent_t *ev = NULL;
-    double *gpu = NULL, *launch = NULL, *sync = NULL, *wall = NULL;
+    wb_step step = {0};   /* one step: forward() eagerly, or (graph) one replay of its capture */
+    wb_steps timed = {0}; /* the measured steps' events and times */
     int rc = WB_FAIL;
 
     if (lesson_init(&L, size, seed) != WB_OK) goto done;
+    wb_step_init(&step, L.stream, step_forward, &L);
     if (v == VARIANT_GRAPH) {
         /* One eager step first, so cuBLAS picks its algorithm and loads its kernels outside the
-         * capture; then record the step into a graph. */
-        if (step(&L, VARIANT_EAGER, NULL, NULL, NULL) != WB_OK) goto done;
-        if (graph_build(&L) != WB_OK) goto done;
+         * capture; then record the step into a graph, which every later step replays. */
+        if (wb_step_run(&step, NULL, NULL, NULL) != WB_OK || wb_step_capture(&step) != WB_OK) goto done;
     }
-    for (int i = 0; i < warmup; i++)
-        if (step(&L, v, NULL, NULL, NULL) != WB_OK) goto done;
-
-    ev = (cudaEvent_t *)calloc((size_t)2 * steps, sizeof *ev);
-    gpu = (double *)malloc((size_t)steps * sizeof *gpu);
-    launch = (double *)malloc((size_t)steps * sizeof *launch);
-    sync = (double *)malloc((size_t)steps * sizeof *sync);
-    wall = (double *)malloc((size_t)steps * sizeof *wall);
-    if (!ev || !gpu || !launch || !sync || !wall) {
-        fprintf(stderr, "out of host memory for %d steps\n", steps);
-        goto done;
-    }
-    for (int i = 0; i < 2 * steps; i++) {
-        cudaError_t err = cudaEventCreate(&ev[i]);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaEventCreate failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-
-    {
-        cudaError_t err = cudaProfilerStart();
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaProfilerStart failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-    for (int i = 0; i < steps; i++) {
-        step_times t;
-        if (step(&L, v, ev[2 * i], ev[2 * i + 1], &t) != WB_OK) goto done;
-        launch[i] = t.launch_us;
-        sync[i] = t.sync_us;
-        wall[i] = t.wall_us;
-    }
-    {
-        cudaError_t err = cudaProfilerStop();
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaProfilerStop failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-    for (int i = 0; i < steps; i++) {
-        float ms = 0.0f;
-        cudaError_t err = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaEventElapsedTime failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-        gpu[i] = 1e3 * ms;
-    }
+    if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) goto done;
 
     printf("lesson 01_matmul_add: variant %s, size %d, %d measured steps\n", variant_names[v], size, steps);
     if (check_result(&L) != WB_OK) {
         fprintf(stderr, "FAIL: y differs from the CPU reference\n");
         goto done;
     }
-    wb_print_timing_header();
-    wb_print_timing_row("gpu time per step (events)", gpu, steps);
-    wb_print_timing_row("host: launch calls", launch, steps);
-    wb_print_timing_row("host: cudaDeviceSynchronize", sync, steps);
-    wb_print_timing_row("wall time per step", wall, steps);
+    wb_steps_print(&timed);
     printf("RESULT lesson=01_matmul_add variant=%s size=%d steps=%d gpu_us=%.2f wall_us=%.2f "
            "launch_us=%.2f sync_us=%.2f\n",
-           variant_names[v], size, steps, wb_median(gpu, steps), wb_median(wall, steps),
-           wb_median(launch, steps), wb_median(sync, steps));
+           variant_names[v], size, steps, wb_median(timed.gpu_us, steps), wb_median(timed.wall_us, steps),
+           wb_median(timed.launch_us, steps), wb_median(timed.sync_us, steps));
     rc = WB_OK;
 done:
-    if (ev)
-        for (int i = 0; i < 2 * steps; i++)
-            if (ev[i]) cudaEventDestroy(ev[i]);
-    free(ev);
-    free(gpu);
-    free(launch);
-    free(sync);
-    free(wall);
+    wb_steps_free(&timed);
+    wb_step_free(&step);
     lesson_free(&L);
     return rc;
 }

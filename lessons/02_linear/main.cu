@@ -18,17 +18,18 @@
  *
  * Program order: setup (handles, workspace, inputs, the cuBLASLt plan: descriptors and algorithm
  * chosen once), warm-up steps, then --steps measured steps between cudaProfilerStart and
- * cudaProfilerStop, then a CPU reference check.
+ * cudaProfilerStop, then a CPU reference check. A step (wb_step_run, common/wb_steps.c) is
+ * forward() below or one replay of its graph, then cudaDeviceSynchronize.
  *
- * NVTX ranges (the lesson's interface; lesson.yaml lists them):
- *   step          one measured step, ending with its synchronize
+ * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
+ *   step *        one measured step, ending with its synchronize
  *   linear        the layer's forward                             (separate, epilogue)
  *   transpose     making the W^T view: no kernel, no copy, no CUDA call (separate, epilogue)
  *   matmul        the cublasGemmEx call                          (separate)
  *   bias_add      the bias_add_kernel launch                     (separate)
  *   matmul_bias   the cublasLtMatmul call with the bias epilogue (epilogue)
- *   graph_launch  the cudaGraphLaunch call                       (graph)
- *   sync          the cudaDeviceSynchronize that ends every step
+ *   graph_launch * the cudaGraphLaunch call                      (graph)
+ *   sync *        the cudaDeviceSynchronize that ends every step
  *
  * Exit status: 0 when y matches the CPU reference, 1 on a CUDA or cuBLAS error or a wrong result,
  * 2 on bad usage.
@@ -36,7 +37,6 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <getopt.h>
 #include <math.h>
@@ -50,6 +50,7 @@
 #include "wb_check.h"
 #include "wb_compare.h"
 #include "wb_random.h"
+#include "wb_steps.h"
 #include "wb_timing.h"
 
 typedef __nv_bfloat16 bf16;
@@ -243,6 +244,7 @@ typedef enum { VARIANT_SEPARATE, VARIANT_EPILOGUE, VARIANT_GRAPH } variant;
 static const char *variant_names[] = {"separate", "epilogue", "graph"};
 
 typedef struct {
+    variant v;
     int batch, in_dim, out_dim;
     bf16 *x;                    /* (batch, in_dim) input */
     bf16 *w;                    /* (out_dim, in_dim) weight, nn.Linear's layout */
@@ -255,7 +257,6 @@ typedef struct {
     cublasLtHandle_t lt;
     lt_plan plan;               /* epilogue and graph variants */
     cudaStream_t stream;
-    cudaGraphExec_t graph_exec; /* graph variant */
 } lesson;
 
 static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
@@ -274,6 +275,7 @@ static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo
 
 static int lesson_init(lesson *L, variant v, int batch, int in_dim, int out_dim, uint64_t seed) {
     memset(L, 0, sizeof *L);
+    L->v = v;
     L->batch = batch;
     L->in_dim = in_dim;
     L->out_dim = out_dim;
@@ -316,7 +318,6 @@ static int lesson_init(lesson *L, variant v, int batch, int in_dim, int out_dim,
 }
 
 static void lesson_free(lesson *L) {
-    if (L->graph_exec) cudaGraphExecDestroy(L->graph_exec);
     lt_plan_free(&L->plan);
     if (L->lt) cublasLtDestroy(L->lt);
     if (L->cublas) cublasDestroy(L->cublas);
@@ -364,63 +365,13 @@ static int forward(lesson *L, variant v) {
     return rc;
 }
 
-/* Graph variant: record the epilogue forward once. The view is made during capture, so the
- * replayed graph holds only the GEMM: nothing about W^T is left to do at run time, much as
- * torch.compile bakes the strides into its call and drops aten::t from the CPU side. */
-static int graph_build(lesson *L) {
-    CUDA_CHECK(cudaStreamBeginCapture(L->stream, cudaStreamCaptureModeGlobal));
-    int rc = forward(L, VARIANT_EPILOGUE);
-    cudaGraph_t graph = NULL;
-    cudaError_t end = cudaStreamEndCapture(L->stream, &graph);
-    if (rc != WB_OK) {
-        if (graph) cudaGraphDestroy(graph);
-        fprintf(stderr, "graph capture failed: forward() reported an error while capturing\n");
-        return WB_FAIL;
-    }
-    CUDA_CHECK(end);
-    cudaError_t inst = cudaGraphInstantiate(&L->graph_exec, graph, 0);
-    cudaGraphDestroy(graph);
-    CUDA_CHECK(inst);
-    return WB_OK;
-}
-
-typedef struct {
-    double launch_us; /* from the step's start until every launch call has returned */
-    double sync_us;   /* inside cudaDeviceSynchronize */
-    double wall_us;   /* the whole step */
-} step_times;
-
-static int step_body(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
-    double t0 = wb_now_us();
-    if (start) CUDA_CHECK(cudaEventRecord(start, L->stream));
-    if (v == VARIANT_GRAPH) {
-        nvtxRangePushA("graph_launch");
-        cudaError_t err = cudaGraphLaunch(L->graph_exec, L->stream);
-        nvtxRangePop();
-        CUDA_CHECK(err);
-    } else {
-        WB_TRY(forward(L, v));
-    }
-    if (stop) CUDA_CHECK(cudaEventRecord(stop, L->stream));
-    double t1 = wb_now_us();
-    nvtxRangePushA("sync");
-    cudaError_t err = cudaDeviceSynchronize();
-    nvtxRangePop();
-    CUDA_CHECK(err);
-    double t2 = wb_now_us();
-    if (t) {
-        t->launch_us = t1 - t0;
-        t->sync_us = t2 - t1;
-        t->wall_us = t2 - t0;
-    }
-    return WB_OK;
-}
-
-static int step(lesson *L, variant v, cudaEvent_t start, cudaEvent_t stop, step_times *t) {
-    nvtxRangePushA("step");
-    int rc = step_body(L, v, start, stop, t);
-    nvtxRangePop();
-    return rc;
+/* What wb_step_run calls each step, and what wb_step_capture records once in the graph variant:
+ * the epilogue forward. The view is made during capture, so the replayed graph holds only the
+ * GEMM: nothing about W^T is left to do at run time, much as torch.compile bakes the strides into
+ * its call and drops aten::t from the CPU side. */
+static int step_forward(void *ctx) {
+    lesson *L = (lesson *)ctx;
+    return forward(L, L->v == VARIANT_GRAPH ? VARIANT_EPILOGUE : L->v);
 }
 
 /* ---- checking ------------------------------------------------------------------------------- */
@@ -492,66 +443,17 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
 
 static int run(variant v, int batch, int in_dim, int out_dim, int steps, int warmup, uint64_t seed) {
     lesson L;
-    cudaEvent_t *ev = NULL;
-    double *gpu = NULL, *launch = NULL, *sync = NULL, *wall = NULL;
+    wb_step step = {0};   /* one step: forward() eagerly, or (graph) one replay of its capture */
+    wb_steps timed = {0}; /* the measured steps' events and times */
     int rc = WB_FAIL;
 
     if (lesson_init(&L, v, batch, in_dim, out_dim, seed) != WB_OK) goto done;
+    wb_step_init(&step, L.stream, step_forward, &L);
     if (v == VARIANT_GRAPH) {
         /* One uncaptured epilogue step first, so kernels load outside the capture. */
-        if (step(&L, VARIANT_EPILOGUE, NULL, NULL, NULL) != WB_OK) goto done;
-        if (graph_build(&L) != WB_OK) goto done;
+        if (wb_step_run(&step, NULL, NULL, NULL) != WB_OK || wb_step_capture(&step) != WB_OK) goto done;
     }
-    for (int i = 0; i < warmup; i++)
-        if (step(&L, v, NULL, NULL, NULL) != WB_OK) goto done;
-
-    ev = (cudaEvent_t *)calloc((size_t)2 * steps, sizeof *ev);
-    gpu = (double *)malloc((size_t)steps * sizeof *gpu);
-    launch = (double *)malloc((size_t)steps * sizeof *launch);
-    sync = (double *)malloc((size_t)steps * sizeof *sync);
-    wall = (double *)malloc((size_t)steps * sizeof *wall);
-    if (!ev || !gpu || !launch || !sync || !wall) {
-        fprintf(stderr, "out of host memory for %d steps\n", steps);
-        goto done;
-    }
-    for (int i = 0; i < 2 * steps; i++) {
-        cudaError_t err = cudaEventCreate(&ev[i]);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaEventCreate failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-
-    {
-        cudaError_t err = cudaProfilerStart();
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaProfilerStart failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-    for (int i = 0; i < steps; i++) {
-        step_times t;
-        if (step(&L, v, ev[2 * i], ev[2 * i + 1], &t) != WB_OK) goto done;
-        launch[i] = t.launch_us;
-        sync[i] = t.sync_us;
-        wall[i] = t.wall_us;
-    }
-    {
-        cudaError_t err = cudaProfilerStop();
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaProfilerStop failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-    }
-    for (int i = 0; i < steps; i++) {
-        float ms = 0.0f;
-        cudaError_t err = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "cudaEventElapsedTime failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-        gpu[i] = 1e3 * ms;
-    }
+    if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) goto done;
 
     printf("lesson 02_linear: variant %s, batch %d, in_dim %d, out_dim %d, %d measured steps\n",
            variant_names[v], batch, in_dim, out_dim, steps);
@@ -559,25 +461,15 @@ static int run(variant v, int batch, int in_dim, int out_dim, int steps, int war
         fprintf(stderr, "FAIL: y differs from the CPU reference\n");
         goto done;
     }
-    wb_print_timing_header();
-    wb_print_timing_row("gpu time per step (events)", gpu, steps);
-    wb_print_timing_row("host: launch calls", launch, steps);
-    wb_print_timing_row("host: cudaDeviceSynchronize", sync, steps);
-    wb_print_timing_row("wall time per step", wall, steps);
+    wb_steps_print(&timed);
     printf("RESULT lesson=02_linear variant=%s batch=%d in_dim=%d out_dim=%d steps=%d gpu_us=%.2f "
            "wall_us=%.2f launch_us=%.2f sync_us=%.2f\n",
-           variant_names[v], batch, in_dim, out_dim, steps, wb_median(gpu, steps),
-           wb_median(wall, steps), wb_median(launch, steps), wb_median(sync, steps));
+           variant_names[v], batch, in_dim, out_dim, steps, wb_median(timed.gpu_us, steps),
+           wb_median(timed.wall_us, steps), wb_median(timed.launch_us, steps), wb_median(timed.sync_us, steps));
     rc = WB_OK;
 done:
-    if (ev)
-        for (int i = 0; i < 2 * steps; i++)
-            if (ev[i]) cudaEventDestroy(ev[i]);
-    free(ev);
-    free(gpu);
-    free(launch);
-    free(sync);
-    free(wall);
+    wb_steps_free(&timed);
+    wb_step_free(&step);
     lesson_free(&L);
     return rc;
 }

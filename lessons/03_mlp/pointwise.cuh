@@ -1,0 +1,85 @@
+/*
+ * pointwise.cuh: the part of lesson 03 that main.cu shares with kernel_bench.cu.
+ *
+ * The fp32 device math of the pointwise kernels is defined here, inline, so that the lesson's
+ * kernels (gelu_kernel, mul_kernel, gelu_mul_kernel in main.cu) and kernel_bench.cu's alternative
+ * implementations of gelu(g) * u compute exactly the same function. The launchers below are
+ * main.cu's; kernel_bench.cu times them.
+ */
+#ifndef LESSON_03_POINTWISE_CUH
+#define LESSON_03_POINTWISE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef __nv_bfloat16 bf16;
+
+/* ---- device math ---------------------------------------------------------------------------- */
+
+/*
+ * gelu with the tanh approximation, in fp32:
+ *     0.5 x (1 + tanh(s)),  s = sqrt(2/pi) (x + 0.044715 x^3)
+ * Since 0.5 (1 + tanh(s)) = 1 / (1 + exp(-2s)), this is exactly x / (1 + exp(-2s)): one fast
+ * exponential (__expf: a multiply and the hardware ex2) and one fast divide, instead of tanhf's
+ * long instruction sequence, which would make the pointwise kernels compete with their own
+ * memory traffic for issue slots. For very negative x, exp(-2s) overflows to inf and x / inf
+ * gives -0, the right limit. Error: a few fp32 ulps, far under bf16's 2^-9.
+ */
+__device__ __forceinline__ float gelu_tanh(float x) {
+    const float sqrt_2_over_pi = 0.7978845608f;
+    float s = sqrt_2_over_pi * (x + 0.044715f * x * x * x);
+    return __fdividef(x, 1.0f + __expf(-2.0f * s));
+}
+
+/* 8 bf16 values travel as one 16-byte uint4: one load or store instruction instead of eight. */
+__device__ __forceinline__ void unpack_bf16x8(uint4 v, float f[8]) {
+    const __nv_bfloat162 *p = reinterpret_cast<const __nv_bfloat162 *>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 t = __bfloat1622float2(p[i]);
+        f[2 * i] = t.x;
+        f[2 * i + 1] = t.y;
+    }
+}
+
+__device__ __forceinline__ uint4 pack_bf16x8(const float f[8]) {
+    uint4 v;
+    __nv_bfloat162 *p = reinterpret_cast<__nv_bfloat162 *>(&v);
+#pragma unroll
+    for (int i = 0; i < 4; i++) p[i] = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
+    return v;
+}
+
+/* ---- main.cu's launchers -------------------------------------------------------------------- */
+
+static inline int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* a (n) = gelu(g (n)): one gelu_kernel launch. */
+int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream);
+
+/* h (n) = a (n) * u (n): one mul_kernel launch. */
+int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t stream);
+
+/* gelu_mul_kernel's launch parameters for a shape (see gelu_mul_plan_for in main.cu). */
+typedef struct {
+    dim3 grid, block;
+    int vectorized; /* 16-byte accesses: every row start 16-byte aligned */
+} gelu_mul_plan;
+
+gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows,
+                                int cols);
+
+/* h (rows, cols; row stride ld_h) = gelu(g) * u (rows, cols; row stride ld_gu): one
+ * gelu_mul_kernel launch, planned by gelu_mul_plan_for. */
+int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows, int cols,
+                    cudaStream_t stream);
+
+/* cudaFuncGetAttributes of gelu_mul_kernel (kernel_bench.cu reports its registers). */
+cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr);
+
+/* Rounds host[0..n) to bf16 in place and copies the bf16 values to dst. */
+int upload_bf16(bf16 *dst, float *host, size_t n);
+
+#endif
