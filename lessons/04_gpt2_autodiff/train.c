@@ -55,7 +55,8 @@ static void usage(const char *prog) {
             "  --vocab N               BPE vocabulary size to train (>= 256)           [512]\n"
             "  --ops fused|primitive   fused layernorm/linear/softmax or small primitives   [fused]\n"
             "  --attn bmm|flash        attention as bmm + softmax + bmm, or the fused attention\n"
-            "                          primitive (one kernel each way; --ops fused, no dropout)   [bmm]\n"
+            "                          primitive (flash-attention kernels; used with --ops fused, no\n"
+            "                          dropout and a supported head size, else bmm)              [flash]\n"
             "  --steps N --lr X --warmup N --min-lr-frac X --wd X --clip X --dropout X\n"
             "                          [20, 1e-3, 2, 0.1, 0.1, 1.0, 0]\n"
             "  --sample-every N --sample-len N --temperature X --prompt TEXT   [0 (end only), 32, 0.8, \"One day,\"]\n"
@@ -240,7 +241,7 @@ static int file_exists(const char *p) {
 }
 
 int main(int argc, char **argv) {
-    options o = {.data = "builtin", .out = "out_gpt2", .backend = "cuda", .dtype = NULL, .ops = "fused", .attn = "bmm",
+    options o = {.data = "builtin", .out = "out_gpt2", .backend = "cuda", .dtype = NULL, .ops = "fused", .attn = "flash",
                  .prompt = "One day,", .layers = 2, .heads = 2, .width = 64, .context = 64, .seq = 0,
                  .batch = 4, .vocab = 512, .steps = 20, .warmup = 2, .sample_every = 0, .sample_len = 32,
                  .save_every = 0, .profile_warmup = 1, .log_every = 1, .lr = 1e-3f, .min_lr_frac = 0.1f,

@@ -24,6 +24,7 @@ typedef void *cudaStream_t;
 struct cudaDeviceProp {
     char name[256];
     int major, minor;
+    int multiProcessorCount;
 };
 
 static const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "no error"; }
@@ -55,6 +56,7 @@ static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 static cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
     snprintf(p->name, sizeof p->name, "CUDA emulation on the CPU");
     p->major = 9, p->minor = 0;
+    p->multiProcessorCount = 4;
     return cudaSuccess;
 }
 template <typename K>

@@ -11,6 +11,16 @@
  *             exchange array
  *   WMMA      a fragment holds its whole 16 x 16 tile in every lane (each lane computes the full
  *             product, lane 0 stores it), with a warp barrier around each collective load/store
+ *   mma.sync  m16n8k16 bf16 -> f32 with the PTX ISA's per-lane fragment layout: every lane posts
+ *             its A, B and C registers, then computes its own four results from all 32 lanes'
+ *             (a wrong fragment index in a kernel gives a wrong product here, as on the GPU)
+ *   ldmatrix  .x4 and .x4.trans: lanes post their row addresses, then each lane gathers its words
+ *             as the PTX ISA defines them; addresses must be 16-byte aligned and in shared memory
+ *   cp.async  16-byte copies queued per thread: the destination is poisoned (all ones, a bf16
+ *             NaN) when the copy is issued and written at cp.async.wait_group, so that reading it
+ *             in between, by any thread, shows: before the wait (a missing wait or barrier), or
+ *             while another warp still reads the old contents (a missing barrier before a refill).
+ *             The source is read only when the copy is valid; zeros are written otherwise.
  *   runtime   cudaMalloc is malloc, copies are memcpy, the stream is the calling thread
  *   cuBLASLt  cublasLtMatmul is a column-major reference GEMM that honours TRANSA/TRANSB, the
  *             layouts' leading dimensions and batch strides, beta and the BIAS epilogue
@@ -20,6 +30,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -59,6 +70,8 @@ struct emu_block {
     std::barrier<> *block;
     std::barrier<> *warp[32];
     float xchg[32][32];
+    uint32_t wx[32][32][8];   /* warp-collective exchange (mma.sync registers), per warp and lane */
+    const void *wp[32][32];   /* warp-collective exchange (ldmatrix row addresses) */
 };
 inline thread_local emu_block *emu_cur;
 alignas(128) inline unsigned char emu_dynamic_smem[256 * 1024];
@@ -75,6 +88,11 @@ inline float __shfl_xor_sync(unsigned, float v, int o) {
     return r;
 }
 inline float atomicAdd(float *p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
+inline float __uint_as_float(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 inline float emu_expf(float x) { return expf(x); }
 #define __expf emu_expf /* glibc declares an __expf of its own, not for linking */
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
@@ -165,6 +183,120 @@ void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix
 } // namespace wmma
 } // namespace nvcuda
 
+/* ---- mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: d += a b ----
+ * lane = 4 g + t: a0 = A[g][2t, 2t+1], a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9],
+ * a3 = A[g+8][2t+8, 2t+9]; b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]; d0, d1 = D[g][2t, 2t+1],
+ * d2, d3 = D[g+8][2t, 2t+1]. The lower half of each 32-bit register holds the lower index. */
+inline float emu_bf16_half(uint32_t v, int hi) { return __bfloat162float(__nv_bfloat16{(uint16_t)(hi ? v >> 16 : v & 0xffffu)}); }
+inline void mma_m16n8k16_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    int w = emu_tid / 32, lane = emu_tid % 32;
+    uint32_t *x = emu_cur->wx[w][lane];
+    for (int i = 0; i < 4; i++) x[i] = a[i];
+    x[4] = b[0], x[5] = b[1];
+    __syncwarp();
+    float A[16][16], B[16][8];
+    for (int L = 0; L < 32; L++) {
+        const uint32_t *y = emu_cur->wx[w][L];
+        int g = L / 4, t = L % 4;
+        for (int j = 0; j < 2; j++) {
+            A[g][2 * t + j] = emu_bf16_half(y[0], j);
+            A[g + 8][2 * t + j] = emu_bf16_half(y[1], j);
+            A[g][2 * t + 8 + j] = emu_bf16_half(y[2], j);
+            A[g + 8][2 * t + 8 + j] = emu_bf16_half(y[3], j);
+            B[2 * t + j][g] = emu_bf16_half(y[4], j);
+            B[2 * t + 8 + j][g] = emu_bf16_half(y[5], j);
+        }
+    }
+    __syncwarp();
+    int g = lane / 4, t = lane % 4;
+    for (int e = 0; e < 4; e++) {
+        int r = g + (e >= 2 ? 8 : 0), c = 2 * t + (e & 1);
+        float acc = d[e];
+        for (int k = 0; k < 16; k++) acc += A[r][k] * B[k][c];
+        d[e] = acc;
+    }
+}
+
+/* Warp skew (microseconds per warp index, 0: off): each ldmatrix of warp w first sleeps w times
+ * this, so that warp 0 runs ahead of the others between barriers and a refill of shared memory
+ * that some warp still reads (a missing __syncthreads) meets the poison of cp.async. */
+inline int emu_skew_us = 0;
+
+inline void emu_check_shared(const void *p, size_t bytes, const char *what) {
+    const unsigned char *c = (const unsigned char *)p;
+    if ((uintptr_t)p % 16 || c < emu_dynamic_smem || c + bytes > emu_dynamic_smem + sizeof emu_dynamic_smem) {
+        fprintf(stderr, "%s: address %p not 16-byte aligned in shared memory\n", what, p);
+        abort();
+    }
+}
+
+/* ---- ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 ----
+ * lanes 8i .. 8i + 7 give the row addresses of matrix i (8 rows of 8 b16); lane = 4 g + t gets
+ * r[i] = M_i[g][2t, 2t+1], or with .trans M_i[2t][g], M_i[2t+1][g] */
+inline void emu_ldmatrix_x4(uint32_t r[4], const void *p, bool trans) {
+    int w = emu_tid / 32, lane = emu_tid % 32;
+    if (emu_skew_us) std::this_thread::sleep_for(std::chrono::microseconds(emu_skew_us * w));
+    emu_check_shared(p, 16, "ldmatrix");
+    emu_cur->wp[w][lane] = p;
+    __syncwarp();
+    int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; i++) {
+        uint16_t v[2];
+        for (int j = 0; j < 2; j++) {
+            const uint16_t *row = (const uint16_t *)emu_cur->wp[w][8 * i + (trans ? 2 * t + j : g)];
+            v[j] = row[trans ? g : 2 * t + j];
+        }
+        r[i] = (uint32_t)v[0] | (uint32_t)v[1] << 16;
+    }
+    __syncwarp();
+}
+inline void ldmatrix_x4(uint32_t r[4], const void *p) { emu_ldmatrix_x4(r, p, false); }
+inline void ldmatrix_x4_trans(uint32_t r[4], const void *p) { emu_ldmatrix_x4(r, p, true); }
+
+/* ---- cp.async.cg.shared.global 16 bytes (zero-filled when !valid), commit_group, wait_group ---- */
+struct emu_cp {
+    void *dst;
+    const void *src;
+    bool valid;
+};
+inline thread_local std::vector<emu_cp> emu_cp_open;
+inline thread_local std::vector<std::vector<emu_cp>> emu_cp_groups;
+inline void cp_async_16(void *dst, const void *src, bool valid) {
+    emu_check_shared(dst, 16, "cp.async destination");
+    if (valid && (uintptr_t)src % 16) {
+        fprintf(stderr, "cp.async: source %p not 16-byte aligned\n", src);
+        abort();
+    }
+    memset(dst, 0xff, 16); /* undefined until the wait */
+    emu_cp_open.push_back({dst, src, valid});
+}
+inline void cp_async_commit() {
+    emu_cp_groups.push_back(std::move(emu_cp_open));
+    emu_cp_open.clear();
+}
+inline void emu_cp_complete(const std::vector<emu_cp> &grp) {
+    for (const emu_cp &c : grp) {
+        if (c.valid) memcpy(c.dst, c.src, 16);
+        else memset(c.dst, 0, 16);
+    }
+}
+template <int N>
+inline void cp_async_wait() { /* every group but the N most recent is complete */
+    while (emu_cp_groups.size() > (size_t)N) {
+        emu_cp_complete(emu_cp_groups.front());
+        emu_cp_groups.erase(emu_cp_groups.begin());
+    }
+}
+inline void emu_cp_drain() { /* a block that ends with copies in flight: they land anyway */
+    cp_async_commit();
+    cp_async_wait<0>();
+}
+
+inline float fa_exp2(float x) { return exp2f(x); }
+inline uint32_t pack_bf16x2(float lo, float hi) {
+    return (uint32_t)__float2bfloat16(lo).bits | (uint32_t)__float2bfloat16(hi).bits << 16;
+}
+
 /* ---- launches: a persistent pool of 1024 workers runs each block ---- */
 #include <semaphore>
 struct emu_pool {
@@ -189,6 +321,7 @@ struct emu_pool {
             blockIdx = {block_idx.x, block_idx.y, block_idx.z};
             emu_cur = blk;
             body();
+            emu_cp_drain();
             if (remaining.fetch_sub(1) == 1) finished.release();
         }
     }

@@ -82,6 +82,24 @@ static const prim_case CASES[] = {
                                    {4, {2, 2, 100, 64}, IN_NORMAL, 0}}, 5e-2},
     {"attention on qkv views", f_attention_qkv, 1, {{S3(2, 130, 384), IN_NORMAL, 0}}, 5e-2},
     {"fan-out", f_residual_twice, 1, {{S2(64, 70), IN_NORMAL, 0}}, 0},
+    /* sizes that take the 16-byte paths: contiguous multiples of 8 (vec8), rows of 8 behind a
+     * permute or a broadcast (rows8), rows held in registers (softmax, layer norm, C % 8 == 0),
+     * 8-column vectors over the logits with the padding inside the last one */
+    {"gelu, vec8", f_gelu, 1, {{S2(48, 96), IN_NORMAL, 0}}, 0},
+    {"exp, vec8", f_exp, 1, {{S2(32, 40), IN_NORMAL, 0}}, 0},
+    {"sqrt, vec8", f_sqrt, 1, {{S2(32, 40), IN_POSITIVE, 0}}, 0},
+    {"add broadcast, rows8", f_add, 2, {{S3(4, 33, 72), IN_NORMAL, 0}, {S1(72), IN_NORMAL, 0}}, 0},
+    {"mul broadcast, rows8", f_mul, 2, {{S3(4, 9, 16), IN_NORMAL, 0}, {S3(4, 1, 16), IN_NORMAL, 0}}, 0},
+    {"head copy, rows8", f_heads_copy, 1, {{S3(6, 5, 16), IN_NORMAL, 0}}, 0},
+    {"softmax causal, rows in registers", f_softmax_causal, 1, {{S3(2, 264, 264), IN_NORMAL, 0}}, 0},
+    {"mask + softmax, rows in registers", f_mask_softmax, 1, {{S3(2, 72, 72), IN_NORMAL, 0}}, 0},
+    {"softmax, 1000 wide", f_softmax, 1, {{S3(2, 4, 1000), IN_NORMAL, 0}}, 0},
+    {"layernorm 768, tall", f_layernorm, 3, {{S2(1100, 768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}}, 0},
+    {"layernorm 770 (any width)", f_layernorm, 3, {{S2(40, 770), IN_NORMAL, 0}, {S1(770), IN_NORMAL, 0}, {S1(770), IN_NORMAL, 0}}, 0},
+    /* flash attention: 3 heads, 4 tiles (a partial one), B*H*T odd (the f32 dQ buffer's alignment) */
+    {"attention, 3 heads x 201", f_attention, 3, {{4, {1, 3, 201, 64}, IN_NORMAL, 0}, {4, {1, 3, 201, 64}, IN_NORMAL, 0},
+                                                  {4, {1, 3, 201, 64}, IN_NORMAL, 0}}, 5e-2},
+    {"cross entropy, vec8", f_cross_entropy_wide, 2, {{S3(2, 40, 136), IN_NORMAL, 0}, {S2(2, 40), IN_INDEX, 131}}, 0},
 };
 
 static int64_t numel_of(const in_spec *s) {

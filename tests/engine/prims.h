@@ -51,12 +51,21 @@ static inline wb_tensor *f_reshape_copy(wb_ctx *c, wb_tensor **x) { /* permute t
     int64_t s[2] = {6, 4};
     return wb_reshape(c, wb_permute(c, x[0], perm), 2, s);
 }
+static inline wb_tensor *f_heads_copy(wb_ctx *c, wb_tensor **x) { /* (A, B, D) -> (B, A, D) -> (B*A, D): a copy */
+    int perm[3] = {1, 0, 2};
+    int64_t s[2] = {x[0]->shape[0] * x[0]->shape[1], x[0]->shape[2]};
+    return wb_reshape(c, wb_permute(c, x[0], perm), 2, s);
+}
 static inline wb_tensor *f_embedding(wb_ctx *c, wb_tensor **x) { return wb_embedding(c, x[0], x[1]); }
 static inline wb_tensor *f_softmax(wb_ctx *c, wb_tensor **x) { return wb_softmax(c, x[0]); }
 static inline wb_tensor *f_mask_softmax(wb_ctx *c, wb_tensor **x) { return wb_softmax(c, wb_causal_mask(c, x[0])); }
 static inline wb_tensor *f_softmax_causal(wb_ctx *c, wb_tensor **x) { return wb_softmax_causal(c, x[0], 0.7); }
 static inline wb_tensor *f_layernorm(wb_ctx *c, wb_tensor **x) { return wb_layernorm(c, x[0], x[1], x[2], 1e-5); }
 static inline wb_tensor *f_cross_entropy(wb_ctx *c, wb_tensor **x) { return wb_cross_entropy(c, x[0], x[1], 5); }
+/* vocabulary 5 short of the padded width: the last 8-column vector straddles the padding */
+static inline wb_tensor *f_cross_entropy_wide(wb_ctx *c, wb_tensor **x) {
+    return wb_cross_entropy(c, x[0], x[1], x[0]->shape[x[0]->ndim - 1] - 5);
+}
 static inline wb_tensor *f_dropout(wb_ctx *c, wb_tensor **x) { return wb_dropout(c, x[0], 0.3f); }
 static inline wb_tensor *f_residual_twice(wb_ctx *c, wb_tensor **x) { /* fan-out: x used by three consumers */
     return wb_add(c, x[0], wb_mul(c, wb_gelu(c, x[0]), x[0]));

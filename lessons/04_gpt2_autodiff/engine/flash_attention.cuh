@@ -1,62 +1,64 @@
 /*
  * flash_attention.cuh: the fused causal attention kernels of the CUDA backend (backend_cuda.cu
  * includes this file; its host functions launch them). Kept apart so that
- * tests/engine/flash_emu.cpp can compile these same kernels for the CPU, with a small
- * emulation of threads, warps and WMMA, and check them where no GPU is.
+ * tests/engine/flash_emu.cpp can compile these same kernels for the CPU, on an emulation of
+ * threads, warps, mma.sync, ldmatrix and cp.async (tests/engine/cuda_emu.h), and check them where
+ * no GPU is.
  *
- * Needs: bf16 (__nv_bfloat16 or the emulator's), nvcuda::wmma, __shfl_xor_sync, atomicAdd.
+ * Needs: bf16 (__nv_bfloat16 or the emulator's), __shfl_xor_sync, atomicAdd, sm_80 or newer (the
+ * PTX below: mma.sync m16n8k16 bf16, ldmatrix, cp.async).
  */
 #ifndef WB_FLASH_ATTENTION_CUH
 #define WB_FLASH_ATTENTION_CUH
 
 #ifdef __CUDACC__
 #include <cuda_bf16.h>
-#include <mma.h>
 typedef __nv_bfloat16 bf16;
 #endif
+#include <stdint.h>
 
 /* the kernels' dynamic shared memory (the emulation points it at a buffer of its own) */
 #ifndef FA_DYNAMIC_SHARED
 #define FA_DYNAMIC_SHARED(name) extern __shared__ __align__(128) unsigned char name[]
 #endif
 
+#ifdef WB_CUDA_EMULATION
+#define FA_UNROLL
+#else
+#define FA_UNROLL _Pragma("unroll")
+#endif
+
 /* ---------------------------------------------------------------------------------------------
- * fused causal attention, flash-attention style (bf16, head size 64, tensor cores through WMMA)
+ * fused causal attention, FlashAttention-2 style (bf16, head size 64, tensor cores via mma.sync)
  *
- * Forward: a block of 4 warps owns 64 query rows (16 per warp) and walks the key tiles up to the
- * diagonal: S = Q K^T on tensor cores into shared memory, an online softmax per row (running max
- * and sum, the output rescaled when the max grows), O += P V on tensor cores. The (T, T) scores
- * exist only one 64 x 64 tile at a time, in shared memory. It writes O and the per-row
- * log-sum-exp, which is all the backward pass needs to recompute P.
+ * Forward: a block of 4 warps owns 64 query rows, 16 per warp, and walks the 64-key tiles up to
+ * the diagonal. K and V tiles are double-buffered in shared memory: the copy engine (cp.async)
+ * fetches tile j + 1 while the warps work on tile j. Each warp keeps everything else in
+ * registers: its Q rows as mma A fragments (loaded once), S = Q K^T (16 x 64, f32), the online
+ * softmax state (running max and sum of its two rows per lane) and O (16 x 64, f32). P goes from
+ * the S accumulators straight into A fragments for O += P V: an m16n8 accumulator pair has the
+ * layout of an m16k16 A operand, so P never touches shared memory. It writes O and the per-row
+ * log-sum-exp (natural log), which is all the backward pass needs to recompute P.
  *
- * Backward (FlashAttention-2's order): D = rowsum(dO * O) first; then a block owns 64 keys and
- * walks the query tiles from the diagonal down: P from S and the saved log-sum-exp, dV += P^T dO,
- * dP = dO V^T, dS = P (dP - D), dK += dS^T Q in shared memory, dQ += dS K with f32 atomics into
- * a scratch buffer that a last kernel adds into q's gradient.
+ * Backward (FlashAttention-2's order): D = rowsum(dO * O) first (k_flash_bwd_pre); then a block
+ * of 4 warps owns 64 keys, 16 per warp, and walks the query tiles from the diagonal down, Q and
+ * dO double-buffered. A warp computes its keys' S^T = K Q^T and dP^T = V dO^T (16 x 64 each),
+ * P^T from S^T and the saved log-sum-exp, dS^T = P^T (dP^T - D), and accumulates
+ * dV += P^T dO and dK += dS^T Q in registers (P^T and dS^T again straight from accumulators into
+ * A fragments). dQ needs a sum over all 64 keys of the tile: dS^T goes to shared memory, each
+ * warp takes 16 queries, dQ_tile = dS K, and adds it with f32 atomics into a scratch buffer
+ * (k_flash_dq_finish adds that into q's gradient).
  *
- * Written to be correct and simple: WMMA fragments round-trip through shared memory, no
- * pipelining of the tile loads, one warp per 16 rows. FlashAttention-2/3 are several times
- * faster; this already avoids writing and reading the (B*H, T, T) scores, probabilities and
- * their gradients.
+ * Shared tiles are 64 rows of 64 bf16 with rows padded to 72 (144 bytes): the 8 row addresses of
+ * one ldmatrix then fall in 8 different 16-byte bank groups (no conflicts). Causal: key tiles
+ * past the diagonal are never visited; only the diagonal tile (and a partial last tile) is
+ * masked. Heavy blocks (the most tiles) are scheduled first.
  * ------------------------------------------------------------------------------------------ */
-#define FA_LDH 72 /* bf16 tile row stride in shared memory (64 + 8: spreads the banks) */
-#define FA_LDF 68 /* f32 tile row stride */
-#define FA_TILE_H (64 * FA_LDH)
-#define FA_TILE_F (64 * FA_LDF)
-#define FA_FWD_SMEM (4 * FA_TILE_H * 2 + 2 * FA_TILE_F * 4 + 2 * 64 * 4)
-#define FA_BWD_SMEM (6 * FA_TILE_H * 2 + 3 * FA_TILE_F * 4 + 2 * 64 * 4)
-
-namespace wmma = nvcuda::wmma;
-
-__device__ __forceinline__ float fa_warp_sum(float v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-typedef wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> frag_a_row;
-typedef wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::col_major> frag_a_col;
-typedef wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> frag_b_row;
-typedef wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> frag_b_col;
-typedef wmma::fragment<wmma::accumulator, 16, 16, 16, float> frag_acc;
+#define FA_LDS 72                 /* shared tile row stride in bf16 elements */
+#define FA_TILE (64 * FA_LDS)     /* one 64 x 64 tile */
+#define FA_FWD_SMEM (5 * FA_TILE * 2)                   /* Q, K x 2, V x 2: 46080 bytes */
+#define FA_BWD_SMEM (7 * FA_TILE * 2 + 4 * 64 * 4)      /* K, V, Q x 2, dO x 2, dS; lse, D x 2: 65536 */
+#define FA_LOG2E 1.4426950408889634f
 
 struct AttnDesc {
     const bf16 *q, *k, *v, *g, *o; /* g: the output's gradient (backward only) */
@@ -67,213 +69,385 @@ struct AttnDesc {
     float scale;
 };
 
-/* rows [row0, row0 + 64) of a (T, 64) matrix with row stride rs into a shared tile; zeros past T */
+/* ---------------------------------------------------------------------------------------------
+ * the instructions (PTX on the GPU; tests/engine/cuda_emu.h emulates the same functions)
+ * ------------------------------------------------------------------------------------------ */
+#ifndef WB_CUDA_EMULATION
+/* d += a b: A 16 x 16 row-major, B 16 x 8 column-major, bf16 in, f32 accumulate */
+__device__ __forceinline__ void mma_m16n8k16_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *p) {
+    uint32_t s = (uint32_t)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void *p) {
+    uint32_t s = (uint32_t)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+/* 16 bytes global -> shared through L2 only; zeros when !valid (src-size 0: src is not read) */
+__device__ __forceinline__ void cp_async_16(void *dst, const void *src, bool valid) {
+    uint32_t s = (uint32_t)__cvta_generic_to_shared(dst);
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ float fa_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi); /* .x (lo) in the lower half */
+    return *(uint32_t *)&v;
+}
+#endif
+
+/* p[0] += x, p[1] += y (p 8-byte aligned): one vector reduction on sm_90, two elsewhere */
+__device__ __forceinline__ void fa_atomic_add2(float *p, float x, float y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd((float2 *)p, make_float2(x, y));
+#else
+    atomicAdd(p, x);
+    atomicAdd(p + 1, y);
+#endif
+}
+
+__device__ __forceinline__ float fa_warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float bf16_lo(uint32_t u) { return __uint_as_float(u << 16); }
+__device__ __forceinline__ float bf16_hi(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
+
+/* rows [row0, row0 + 64) of a (T, 64) bf16 matrix with row stride rs into a shared tile, zeros
+ * past T. vec: 16-byte cp.async (the caller commits and waits); else plain 2-byte copies. */
 __device__ __forceinline__ void fa_load_tile(bf16 *dst, const bf16 *src, int64_t rs, int row0, int T, int vec) {
-    if (vec) { /* 8 bf16 (16 bytes) per load */
+    if (vec) {
         for (int i = threadIdx.x; i < 64 * 8; i += blockDim.x) {
             int r = i / 8, c = (i % 8) * 8;
-            uint4 val = make_uint4(0, 0, 0, 0);
-            if (row0 + r < T) val = *(const uint4 *)(src + (int64_t)(row0 + r) * rs + c);
-            *(uint4 *)(dst + r * FA_LDH + c) = val;
+            bool ok = row0 + r < T;
+            cp_async_16(dst + r * FA_LDS + c, ok ? src + (int64_t)(row0 + r) * rs + c : src, ok);
         }
     } else {
         for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
             int r = i / 64, c = i % 64;
-            dst[r * FA_LDH + c] = row0 + r < T ? src[(int64_t)(row0 + r) * rs + c] : __float2bfloat16(0.0f);
+            dst[r * FA_LDS + c] = row0 + r < T ? src[(int64_t)(row0 + r) * rs + c] : __float2bfloat16(0.0f);
         }
     }
 }
 
-/* C (16 x 64, f32, row stride FA_LDF) = A (16 x 64) B (64 x 64): A row-major at a, B given by
- * the fragment type: col-major reads a (64 x 64) row-major tile transposed (K^T, V^T) */
-template <typename FragB>
-__device__ __forceinline__ void fa_mm_16x64(float *c, const bf16 *a, const bf16 *b, int b_col_major) {
-    frag_acc acc[4];
-    for (int n = 0; n < 4; n++) wmma::fill_fragment(acc[n], 0.0f);
-    for (int kc = 0; kc < 4; kc++) {
-        frag_a_row fa;
-        wmma::load_matrix_sync(fa, a + kc * 16, FA_LDH);
-        for (int n = 0; n < 4; n++) {
-            FragB fb;
-            /* col-major B = rows of the stored tile: (n, kc) block at row n*16, column kc*16 */
-            wmma::load_matrix_sync(fb, b_col_major ? b + n * 16 * FA_LDH + kc * 16 : b + kc * 16 * FA_LDH + n * 16, FA_LDH);
-            wmma::mma_sync(acc[n], fa, fb, acc[n]);
+/* A fragments of rows [r0, r0 + 16) x 64 columns of a shared tile (4 k-steps of 16) */
+__device__ __forceinline__ void fa_load_a(uint32_t f[4][4], const bf16 *tile, int r0) {
+    const int lane = threadIdx.x % 32;
+    FA_UNROLL
+    for (int kk = 0; kk < 4; kk++) ldmatrix_x4(f[kk], tile + (r0 + lane % 16) * FA_LDS + kk * 16 + (lane / 16) * 8);
+}
+
+/* acc (16 x 64, eight m16n8 tiles) += A (16 x 64, fragments) * X^T, X a shared tile whose rows are
+ * the 64 output columns (K for S = Q K^T): B fragments by plain ldmatrix of X's rows */
+__device__ __forceinline__ void fa_mma_abt(float acc[8][4], const uint32_t a[4][4], const bf16 *x) {
+    const int lane = threadIdx.x % 32;
+    FA_UNROLL
+    for (int kk = 0; kk < 4; kk++)
+        FA_UNROLL
+        for (int np = 0; np < 4; np++) {
+            uint32_t b[4]; /* b0, b1 of n-tile 2 np; b0, b1 of n-tile 2 np + 1 */
+            ldmatrix_x4(b, x + (np * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + kk * 16 + ((lane / 8) % 2) * 8);
+            mma_m16n8k16_bf16(acc[2 * np], a[kk], b);
+            mma_m16n8k16_bf16(acc[2 * np + 1], a[kk], b + 2);
         }
+}
+
+/* acc (16 x 64) += A (16 x 64, fragments) * X, X a shared tile (64 rows = the k index, 64 columns
+ * = the output columns; V for O += P V): B fragments by transposing ldmatrix */
+__device__ __forceinline__ void fa_mma_ab(float acc[8][4], const uint32_t a[4][4], const bf16 *x) {
+    const int lane = threadIdx.x % 32;
+    FA_UNROLL
+    for (int kk = 0; kk < 4; kk++)
+        FA_UNROLL
+        for (int dp = 0; dp < 4; dp++) {
+            uint32_t b[4];
+            ldmatrix_x4_trans(b, x + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * FA_LDS + dp * 16 + (lane / 16) * 8);
+            mma_m16n8k16_bf16(acc[2 * dp], a[kk], b);
+            mma_m16n8k16_bf16(acc[2 * dp + 1], a[kk], b + 2);
+        }
+}
+
+/* accumulators (16 x 64, rows g and g + 8 of n-tile nt in [nt][0..1] and [nt][2..3]) as bf16 A
+ * fragments of a 16 x 64 operand (k-step kk = n-tiles 2 kk and 2 kk + 1) */
+__device__ __forceinline__ void fa_acc_to_a(uint32_t f[4][4], const float acc[8][4]) {
+    FA_UNROLL
+    for (int kk = 0; kk < 4; kk++) {
+        f[kk][0] = pack_bf16x2(acc[2 * kk][0], acc[2 * kk][1]);
+        f[kk][1] = pack_bf16x2(acc[2 * kk][2], acc[2 * kk][3]);
+        f[kk][2] = pack_bf16x2(acc[2 * kk + 1][0], acc[2 * kk + 1][1]);
+        f[kk][3] = pack_bf16x2(acc[2 * kk + 1][2], acc[2 * kk + 1][3]);
     }
-    for (int n = 0; n < 4; n++) wmma::store_matrix_sync(c + n * 16, acc[n], FA_LDF, wmma::mem_row_major);
 }
 
 __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
     FA_DYNAMIC_SHARED(smem);
-    bf16 *Qs = (bf16 *)smem, *Ks = Qs + FA_TILE_H, *Vs = Ks + FA_TILE_H, *Ps = Vs + FA_TILE_H;
-    float *Ss = (float *)(Ps + FA_TILE_H), *Os = Ss + FA_TILE_F, *row_m = Os + FA_TILE_F, *row_l = row_m + 64;
-    const int qt = blockIdx.x, bh = blockIdx.y, b = bh / a.H, h = bh % a.H, T = a.T;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q0 = qt * 64;
-    const int r = warp * 16 + lane / 2, c0 = (lane % 2) * 32, tq = q0 + r; /* two lanes per row */
+    bf16 *Qs = (bf16 *)smem, *Ks = Qs + FA_TILE, *Vs = Ks + 2 * FA_TILE; /* K, V: two buffers each */
+    /* grid (B*H, tiles): blocks start in linear order (x fastest), so every head's longest rows
+     * (the most key tiles) go first and the short ones fill the tail */
+    const int T = a.T, nqt = (T + 63) / 64, qt = nqt - 1 - (int)blockIdx.y;
+    const int bh = blockIdx.x, b = bh / a.H, h = bh % a.H, q0 = qt * 64;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
     const bf16 *qg = a.q + b * a.qs[0] + h * a.qs[1], *kg = a.k + b * a.ks[0] + h * a.ks[1];
     const bf16 *vg = a.v + b * a.vs[0] + h * a.vs[1];
+    const float sl2 = a.scale * FA_LOG2E; /* scores in log2 units: exp2 is one instruction */
     fa_load_tile(Qs, qg, a.qs[2], q0, T, vec);
-    for (int i = threadIdx.x; i < FA_TILE_F; i += blockDim.x) Os[i] = 0.0f;
-    for (int i = threadIdx.x; i < 64; i += blockDim.x) row_m[i] = -INFINITY, row_l[i] = 0.0f;
+    fa_load_tile(Ks, kg, a.ks[2], 0, T, vec);
+    fa_load_tile(Vs, vg, a.vs[2], 0, T, vec);
+    cp_async_commit();
+    uint32_t qf[4][4];
+    float o[8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    FA_UNROLL
+    for (int nt = 0; nt < 8; nt++)
+        FA_UNROLL
+        for (int e = 0; e < 4; e++) o[nt][e] = 0.0f;
+    const int row[2] = {q0 + warp * 16 + g, q0 + warp * 16 + g + 8};
     for (int kt = 0; kt <= qt; kt++) {
-        const int k0 = kt * 64;
-        __syncthreads(); /* every warp is done with the previous K, V tiles (and Q, O are set) */
-        fa_load_tile(Ks, kg, a.ks[2], k0, T, vec);
-        fa_load_tile(Vs, vg, a.vs[2], k0, T, vec);
+        const int buf = kt & 1, k0 = kt * 64;
+        if (kt < qt) { /* the next tile into the other buffer (every warp left it at the last barrier) */
+            fa_load_tile(Ks + (buf ^ 1) * FA_TILE, kg, a.ks[2], k0 + 64, T, vec);
+            fa_load_tile(Vs + (buf ^ 1) * FA_TILE, vg, a.vs[2], k0 + 64, T, vec);
+        }
+        cp_async_commit();
+        cp_async_wait<1>(); /* all but the newest group: tile kt (and Q) have landed */
         __syncthreads();
-        fa_mm_16x64<frag_b_col>(Ss + warp * 16 * FA_LDF, Qs + warp * 16 * FA_LDH, Ks, 1); /* S = Q K^T */
-        __syncwarp();
-        float *srow = Ss + r * FA_LDF, *orow = Os + r * FA_LDF, mx = -INFINITY;
-        for (int c = c0; c < c0 + 32; c++) {
-            int tk = k0 + c;
-            float sv = tk <= tq && tk < T ? srow[c] * a.scale : -INFINITY;
-            srow[c] = sv;
-            mx = fmaxf(mx, sv);
-        }
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        float m_old = row_m[r], m_new = fmaxf(m_old, mx), m_use = m_new == -INFINITY ? 0.0f : m_new, sum = 0.0f;
-        for (int c = c0; c < c0 + 32; c++) {
-            bf16 pb = __float2bfloat16(__expf(srow[c] - m_use));
-            Ps[r * FA_LDH + c] = pb;
-            sum += __bfloat162float(pb); /* the same rounded P as the P V product uses */
-        }
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        float alpha = __expf(m_old - m_use); /* 0 on the first tile (m_old = -inf) */
-        for (int c = c0; c < c0 + 32; c++) orow[c] *= alpha;
-        __syncwarp(); /* both lanes of the row have read row_m */
-        if ((lane & 1) == 0) row_m[r] = m_new, row_l[r] = row_l[r] * alpha + sum;
-        __syncwarp();
-        { /* O += P V */
-            frag_acc acc[4];
-            for (int n = 0; n < 4; n++)
-                wmma::load_matrix_sync(acc[n], Os + warp * 16 * FA_LDF + n * 16, FA_LDF, wmma::mem_row_major);
-            for (int kc = 0; kc < 4; kc++) {
-                frag_a_row fa;
-                wmma::load_matrix_sync(fa, Ps + warp * 16 * FA_LDH + kc * 16, FA_LDH);
-                for (int n = 0; n < 4; n++) {
-                    frag_b_row fb;
-                    wmma::load_matrix_sync(fb, Vs + kc * 16 * FA_LDH + n * 16, FA_LDH);
-                    wmma::mma_sync(acc[n], fa, fb, acc[n]);
-                }
+        if (kt == 0) fa_load_a(qf, Qs, warp * 16);
+        float s[8][4];
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++)
+            FA_UNROLL
+            for (int e = 0; e < 4; e++) s[nt][e] = 0.0f;
+        fa_mma_abt(s, qf, Ks + buf * FA_TILE); /* S = Q K^T */
+        const bool edge = kt == qt || k0 + 64 > T;
+        float mx[2] = {-INFINITY, -INFINITY};
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++)
+            FA_UNROLL
+            for (int e = 0; e < 4; e++) {
+                int key = k0 + nt * 8 + 2 * t4 + (e & 1);
+                float v = s[nt][e] * sl2;
+                if (edge && (key > row[e >> 1] || key >= T)) v = -INFINITY;
+                s[nt][e] = v;
+                mx[e >> 1] = fmaxf(mx[e >> 1], v);
             }
-            for (int n = 0; n < 4; n++)
-                wmma::store_matrix_sync(Os + warp * 16 * FA_LDF + n * 16, acc[n], FA_LDF, wmma::mem_row_major);
+        float mu[2];
+        FA_UNROLL
+        for (int r = 0; r < 2; r++) { /* the row's max over the 4 lanes that share it */
+            mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+            mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+            float m_new = fmaxf(m[r], mx[r]);
+            mu[r] = m_new == -INFINITY ? 0.0f : m_new;
+            float alpha = fa_exp2(m[r] - mu[r]); /* 0 on the first tile (m = -inf) */
+            m[r] = m_new, l[r] *= alpha;
+            FA_UNROLL
+            for (int nt = 0; nt < 8; nt++) o[nt][2 * r] *= alpha, o[nt][2 * r + 1] *= alpha;
         }
-        __syncwarp();
+        uint32_t pf[4][4];
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++) {
+            uint32_t lo = pack_bf16x2(fa_exp2(s[nt][0] - mu[0]), fa_exp2(s[nt][1] - mu[0]));
+            uint32_t hi = pack_bf16x2(fa_exp2(s[nt][2] - mu[1]), fa_exp2(s[nt][3] - mu[1]));
+            l[0] += bf16_lo(lo) + bf16_hi(lo); /* sum the rounded P that the P V product uses */
+            l[1] += bf16_lo(hi) + bf16_hi(hi);
+            pf[nt / 2][(nt % 2) * 2] = lo, pf[nt / 2][(nt % 2) * 2 + 1] = hi;
+        }
+        fa_mma_ab(o, pf, Vs + buf * FA_TILE); /* O += P V */
+        __syncthreads(); /* every warp is done with buffer buf before it is refilled */
     }
-    if (tq < T) {
-        float l = row_l[r], inv = l > 0.0f ? 1.0f / l : 0.0f;
-        bf16 *og = a.out + b * a.os[0] + h * a.os[1] + (int64_t)tq * a.os[2];
-        for (int c = c0; c < c0 + 32; c++) og[c] = __float2bfloat16(Os[r * FA_LDF + c] * inv);
-        if ((lane & 1) == 0) a.lse[(int64_t)bh * T + tq] = row_m[r] + logf(l);
+    FA_UNROLL
+    for (int r = 0; r < 2; r++) {
+        l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+        l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+        if (row[r] >= T) continue;
+        float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+        bf16 *og = a.out + b * a.os[0] + h * a.os[1] + (int64_t)row[r] * a.os[2];
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++) {
+            int d = nt * 8 + 2 * t4;
+            if (vec) {
+                *(uint32_t *)(og + d) = pack_bf16x2(o[nt][2 * r] * inv, o[nt][2 * r + 1] * inv);
+            } else {
+                og[d] = __float2bfloat16(o[nt][2 * r] * inv);
+                og[d + 1] = __float2bfloat16(o[nt][2 * r + 1] * inv);
+            }
+        }
+        if (t4 == 0) a.lse[(int64_t)bh * T + row[r]] = m[r] * (1.0f / FA_LOG2E) + logf(l[r]);
     }
 }
 
-/* D[row] = sum_d dO[row, d] * O[row, d], a warp per row */
-__global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows) {
-    int64_t row = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
-    int lane = threadIdx.x % 32;
-    if (row >= rows) return;
-    int64_t bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
-    const bf16 *g = a.g + b * a.gs[0] + h * a.gs[1] + t * a.gs[2], *o = a.o + b * a.os[0] + h * a.os[1] + t * a.os[2];
-    float s = __bfloat162float(g[lane]) * __bfloat162float(o[lane]) +
-              __bfloat162float(g[lane + 32]) * __bfloat162float(o[lane + 32]);
-    s = fa_warp_sum(s);
-    if (lane == 0) a.D[row] = s;
+/* D[row] = sum_d dO[row, d] * O[row, d]: 8 lanes a row, 16-byte loads when vec */
+__global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
+    int64_t row = blockIdx.x * (int64_t)(blockDim.x / 8) + threadIdx.x / 8;
+    int sub = threadIdx.x % 8; /* 8 columns each */
+    float s = 0.0f;
+    if (row < rows) {
+        int64_t bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
+        const bf16 *g = a.g + b * a.gs[0] + h * a.gs[1] + t * a.gs[2] + sub * 8;
+        const bf16 *o = a.o + b * a.os[0] + h * a.os[1] + t * a.os[2] + sub * 8;
+        if (vec) {
+            uint4 gv = *(const uint4 *)g, ov = *(const uint4 *)o;
+            const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w}, ow[4] = {ov.x, ov.y, ov.z, ov.w};
+            FA_UNROLL
+            for (int k = 0; k < 4; k++) s += bf16_lo(gw[k]) * bf16_lo(ow[k]) + bf16_hi(gw[k]) * bf16_hi(ow[k]);
+        } else {
+            for (int k = 0; k < 8; k++) s += __bfloat162float(g[k]) * __bfloat162float(o[k]);
+        }
+    }
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    s += __shfl_xor_sync(0xffffffffu, s, 2);
+    s += __shfl_xor_sync(0xffffffffu, s, 4);
+    if (row < rows && sub == 0) a.D[row] = s;
+}
+
+/* lse (natural log) and D of query rows [q0, q0 + 64) into shared memory (0 past T) */
+__device__ __forceinline__ void fa_load_rows(float *lse_s, float *D_s, const AttnDesc &a, int64_t base, int q0) {
+    for (int i = threadIdx.x; i < 64; i += blockDim.x) {
+        int t = q0 + i;
+        lse_s[i] = t < a.T ? a.lse[base + t] * FA_LOG2E : 0.0f; /* log2 units, as the scores */
+        D_s[i] = t < a.T ? a.D[base + t] : 0.0f;
+    }
 }
 
 __global__ void __launch_bounds__(128) k_flash_bwd(AttnDesc a, int vec) {
     FA_DYNAMIC_SHARED(smem);
-    bf16 *Ks = (bf16 *)smem, *Vs = Ks + FA_TILE_H, *Qs = Vs + FA_TILE_H, *dOs = Qs + FA_TILE_H;
-    bf16 *Ps = dOs + FA_TILE_H, *dSs = Ps + FA_TILE_H;
-    float *Sf = (float *)(dSs + FA_TILE_H), *dKf = Sf + FA_TILE_F, *dVf = dKf + FA_TILE_F;
-    float *lse_s = dVf + FA_TILE_F, *D_s = lse_s + 64;
-    const int kt = blockIdx.x, bh = blockIdx.y, b = bh / a.H, h = bh % a.H, T = a.T;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, k0 = kt * 64;
-    const int r = warp * 16 + lane / 2, c0 = (lane % 2) * 32;
+    bf16 *Ks = (bf16 *)smem, *Vs = Ks + FA_TILE, *Qs = Vs + FA_TILE, *dOs = Qs + 2 * FA_TILE, *dSs = dOs + 2 * FA_TILE;
+    float *lse_s = (float *)(dSs + FA_TILE), *D_s = lse_s + 2 * 64; /* two buffers of 64 each */
+    /* grid (B*H, tiles): the first key tiles have the most query tiles below them and start first */
+    const int T = a.T, kt = blockIdx.y, bh = blockIdx.x, b = bh / a.H, h = bh % a.H, k0 = kt * 64;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
     const bf16 *qg = a.q + b * a.qs[0] + h * a.qs[1], *kg = a.k + b * a.ks[0] + h * a.ks[1];
     const bf16 *vg = a.v + b * a.vs[0] + h * a.vs[1], *gg = a.g + b * a.gs[0] + h * a.gs[1];
+    const float sl2 = a.scale * FA_LOG2E;
+    const int64_t base = (int64_t)bh * T;
+    const int nqt = (T + 63) / 64;
     fa_load_tile(Ks, kg, a.ks[2], k0, T, vec);
     fa_load_tile(Vs, vg, a.vs[2], k0, T, vec);
-    for (int i = threadIdx.x; i < FA_TILE_F; i += blockDim.x) dKf[i] = 0.0f, dVf[i] = 0.0f;
-    const int nqt = (T + 63) / 64;
+    fa_load_tile(Qs, qg, a.qs[2], k0, T, vec); /* the first query tile is the diagonal one */
+    fa_load_tile(dOs, gg, a.gs[2], k0, T, vec);
+    fa_load_rows(lse_s, D_s, a, base, k0);
+    cp_async_commit();
+    float dk[8][4], dv[8][4];
+    FA_UNROLL
+    for (int nt = 0; nt < 8; nt++)
+        FA_UNROLL
+        for (int e = 0; e < 4; e++) dk[nt][e] = dv[nt][e] = 0.0f;
+    const int key[2] = {k0 + warp * 16 + g, k0 + warp * 16 + g + 8};
     for (int qt = kt; qt < nqt; qt++) {
-        const int q0 = qt * 64, tq = q0 + r;
-        __syncthreads(); /* every warp is done with the previous Q, dO, P, dS tiles */
-        fa_load_tile(Qs, qg, a.qs[2], q0, T, vec);
-        fa_load_tile(dOs, gg, a.gs[2], q0, T, vec);
-        for (int i = threadIdx.x; i < 64; i += blockDim.x) {
-            int t = q0 + i;
-            lse_s[i] = t < T ? a.lse[(int64_t)bh * T + t] : 0.0f;
-            D_s[i] = t < T ? a.D[(int64_t)bh * T + t] : 0.0f;
+        const int buf = (qt - kt) & 1, q0 = qt * 64;
+        bf16 *Q = Qs + buf * FA_TILE, *dO = dOs + buf * FA_TILE;
+        const float *lse_b = lse_s + buf * 64, *D_b = D_s + buf * 64;
+        if (qt + 1 < nqt) { /* the next query tile into the other buffers */
+            fa_load_tile(Qs + (buf ^ 1) * FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
+            fa_load_tile(dOs + (buf ^ 1) * FA_TILE, gg, a.gs[2], q0 + 64, T, vec);
+            fa_load_rows(lse_s + (buf ^ 1) * 64, D_s + (buf ^ 1) * 64, a, base, q0 + 64);
         }
+        cp_async_commit();
+        cp_async_wait<1>();
         __syncthreads();
-        float *srow = Sf + r * FA_LDF;
-        fa_mm_16x64<frag_b_col>(Sf + warp * 16 * FA_LDF, Qs + warp * 16 * FA_LDH, Ks, 1); /* S = Q K^T */
-        __syncwarp();
-        for (int c = c0; c < c0 + 32; c++) { /* P, recomputed from the saved log-sum-exp */
-            int tk = k0 + c;
-            float pv = tk <= tq && tq < T && tk < T ? __expf(srow[c] * a.scale - lse_s[r]) : 0.0f;
-            Ps[r * FA_LDH + c] = __float2bfloat16(pv);
-        }
-        __syncwarp();
-        fa_mm_16x64<frag_b_col>(Sf + warp * 16 * FA_LDF, dOs + warp * 16 * FA_LDH, Vs, 1); /* dP = dO V^T */
-        __syncwarp();
-        for (int c = c0; c < c0 + 32; c++) /* dS = P (dP - D) */
-            dSs[r * FA_LDH + c] = __float2bfloat16(__bfloat162float(Ps[r * FA_LDH + c]) * (srow[c] - D_s[r]));
-        __syncthreads(); /* every row of P and dS is in place: the key-major products read them all */
-        { /* this warp's 16 keys: dV += P^T dO, dK += dS^T Q (scaled at the end) */
-            frag_acc dv[4], dk[4];
-            for (int n = 0; n < 4; n++) {
-                wmma::load_matrix_sync(dv[n], dVf + warp * 16 * FA_LDF + n * 16, FA_LDF, wmma::mem_row_major);
-                wmma::load_matrix_sync(dk[n], dKf + warp * 16 * FA_LDF + n * 16, FA_LDF, wmma::mem_row_major);
+        uint32_t kf[4][4], vf[4][4], pf[4][4], sf[4][4];
+        fa_load_a(kf, Ks, warp * 16);
+        float st[8][4], dpt[8][4]; /* S^T and dP^T: this warp's 16 keys x the tile's 64 queries */
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++)
+            FA_UNROLL
+            for (int e = 0; e < 4; e++) st[nt][e] = dpt[nt][e] = 0.0f;
+        fa_mma_abt(st, kf, Q); /* S^T = K Q^T */
+        const bool edge = qt == kt || q0 + 64 > T;
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++)
+            FA_UNROLL
+            for (int e = 0; e < 4; e++) { /* P^T = exp(scale S^T - lse), recomputed */
+                int ql = nt * 8 + 2 * t4 + (e & 1), q = q0 + ql;
+                float p = fa_exp2(st[nt][e] * sl2 - lse_b[ql]);
+                if (edge && (key[e >> 1] > q || q >= T)) p = 0.0f;
+                st[nt][e] = p;
             }
-            for (int qc = 0; qc < 4; qc++) {
-                frag_a_col pa, sa; /* P^T and dS^T: the stored (query, key) tiles read column-major */
-                wmma::load_matrix_sync(pa, Ps + qc * 16 * FA_LDH + warp * 16, FA_LDH);
-                wmma::load_matrix_sync(sa, dSs + qc * 16 * FA_LDH + warp * 16, FA_LDH);
-                for (int n = 0; n < 4; n++) {
-                    frag_b_row fo, fq;
-                    wmma::load_matrix_sync(fo, dOs + qc * 16 * FA_LDH + n * 16, FA_LDH);
-                    wmma::load_matrix_sync(fq, Qs + qc * 16 * FA_LDH + n * 16, FA_LDH);
-                    wmma::mma_sync(dv[n], pa, fo, dv[n]);
-                    wmma::mma_sync(dk[n], sa, fq, dk[n]);
+        fa_acc_to_a(pf, st);
+        fa_mma_ab(dv, pf, dO); /* dV += P^T dO */
+        fa_load_a(vf, Vs, warp * 16);
+        fa_mma_abt(dpt, vf, dO); /* dP^T = V dO^T */
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++)
+            FA_UNROLL
+            for (int e = 0; e < 4; e++) dpt[nt][e] = st[nt][e] * (dpt[nt][e] - D_b[nt * 8 + 2 * t4 + (e & 1)]); /* dS^T */
+        fa_acc_to_a(sf, dpt);
+        fa_mma_ab(dk, sf, Q); /* dK += dS^T Q (scaled at the end) */
+        if (a.dq) {
+            /* dS^T (keys x queries) into shared memory, then each warp: its 16 queries of dS K */
+            FA_UNROLL
+            for (int kk = 0; kk < 4; kk++) {
+                int kr = warp * 16 + g, qc = kk * 16 + 2 * t4;
+                *(uint32_t *)(dSs + kr * FA_LDS + qc) = sf[kk][0];
+                *(uint32_t *)(dSs + (kr + 8) * FA_LDS + qc) = sf[kk][1];
+                *(uint32_t *)(dSs + kr * FA_LDS + qc + 8) = sf[kk][2];
+                *(uint32_t *)(dSs + (kr + 8) * FA_LDS + qc + 8) = sf[kk][3];
+            }
+            __syncthreads();
+            uint32_t af[4][4];
+            FA_UNROLL
+            for (int kk = 0; kk < 4; kk++) /* A = dS (queries x keys): dS^T read transposed */
+                ldmatrix_x4_trans(af[kk], dSs + (kk * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + warp * 16 + ((lane / 8) % 2) * 8);
+            float dq[8][4];
+            FA_UNROLL
+            for (int nt = 0; nt < 8; nt++)
+                FA_UNROLL
+                for (int e = 0; e < 4; e++) dq[nt][e] = 0.0f;
+            fa_mma_ab(dq, af, Ks); /* dQ_tile = dS K */
+            FA_UNROLL
+            for (int r = 0; r < 2; r++) {
+                int q = q0 + warp * 16 + g + 8 * r;
+                if (q >= T) continue;
+                float *dst = a.dq + (base + q) * 64 + 2 * t4;
+                FA_UNROLL
+                for (int nt = 0; nt < 8; nt++) fa_atomic_add2(dst + nt * 8, a.scale * dq[nt][2 * r], a.scale * dq[nt][2 * r + 1]);
+            }
+        }
+        __syncthreads(); /* Q, dO, dS of this tile are free for the next prefetch and writes */
+    }
+    FA_UNROLL
+    for (int r = 0; r < 2; r++) {
+        int t = key[r];
+        if (t >= T) continue;
+        FA_UNROLL
+        for (int nt = 0; nt < 8; nt++) {
+            int d = nt * 8 + 2 * t4;
+            FA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                if (a.gk) {
+                    bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + j;
+                    *p = __float2bfloat16(__bfloat162float(*p) + a.scale * dk[nt][2 * r + j]);
+                }
+                if (a.gv) {
+                    bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + d + j;
+                    *p = __float2bfloat16(__bfloat162float(*p) + dv[nt][2 * r + j]);
                 }
             }
-            for (int n = 0; n < 4; n++) {
-                wmma::store_matrix_sync(dVf + warp * 16 * FA_LDF + n * 16, dv[n], FA_LDF, wmma::mem_row_major);
-                wmma::store_matrix_sync(dKf + warp * 16 * FA_LDF + n * 16, dk[n], FA_LDF, wmma::mem_row_major);
-            }
-        }
-        if (a.dq) { /* this warp's 16 queries: dQ += scale dS K, added across key tiles atomically */
-            fa_mm_16x64<frag_b_row>(Sf + warp * 16 * FA_LDF, dSs + warp * 16 * FA_LDH, Ks, 0);
-            __syncwarp();
-            if (tq < T)
-                for (int c = c0; c < c0 + 32; c++) atomicAdd(a.dq + ((int64_t)bh * T + tq) * 64 + c, a.scale * srow[c]);
-        }
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
-        int rr = i / 64, c = i % 64, t = k0 + rr;
-        if (t >= T) continue;
-        if (a.gk) {
-            bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + c;
-            *p = __float2bfloat16(__bfloat162float(*p) + a.scale * dKf[rr * FA_LDF + c]);
-        }
-        if (a.gv) {
-            bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + c;
-            *p = __float2bfloat16(__bfloat162float(*p) + dVf[rr * FA_LDF + c]);
         }
     }
 }
 
-/* gq += dq (the f32 atomics' sum), through gq's strides */
-__global__ void k_flash_dq_finish(AttnDesc a, int64_t n) {
+/* gq += dq (the f32 atomics' sum), through gq's strides: 8 columns a thread (32 bytes of dq) */
+__global__ void k_flash_dq_finish(AttnDesc a, int64_t n8) {
     int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    int64_t c = i % 64, row = i / 64, bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
+    if (i >= n8) return;
+    int64_t c = (i % 8) * 8, row = i / 8, bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
     bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
-    *p = __float2bfloat16(__bfloat162float(*p) + a.dq[i]);
+    const float *s = a.dq + row * 64 + c;
+    FA_UNROLL
+    for (int k = 0; k < 8; k++) p[k] = __float2bfloat16(__bfloat162float(p[k]) + s[k]);
 }
 
 #endif
