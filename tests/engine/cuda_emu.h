@@ -50,7 +50,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __align__(x)
 #define __shared__ static /* blocks run one at a time: a function static is the block's shared memory */
 
@@ -96,6 +96,9 @@ inline float __uint_as_float(uint32_t u) {
 inline float emu_expf(float x) { return expf(x); }
 #define __expf emu_expf /* glibc declares an __expf of its own, not for linking */
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* the GPU's is x times an approximate reciprocal of y (2 ulp for |y| in [2^-126, 2^126]; 0 past
+ * 2^126): the kernels call it only with y in [1, 2], where both agree to rounding */
+inline float __fdividef(float x, float y) { return x / y; }
 
 /* ---- bf16 ---- */
 struct __nv_bfloat16 {

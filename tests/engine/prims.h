@@ -61,6 +61,11 @@ static inline wb_tensor *f_softmax(wb_ctx *c, wb_tensor **x) { return wb_softmax
 static inline wb_tensor *f_mask_softmax(wb_ctx *c, wb_tensor **x) { return wb_softmax(c, wb_causal_mask(c, x[0])); }
 static inline wb_tensor *f_softmax_causal(wb_ctx *c, wb_tensor **x) { return wb_softmax_causal(c, x[0], 0.7); }
 static inline wb_tensor *f_layernorm(wb_ctx *c, wb_tensor **x) { return wb_layernorm(c, x[0], x[1], x[2], 1e-5); }
+/* x + layernorm(x): the residual add's pullback runs first, so the layer norm's pullback adds into an
+ * input gradient that is not zero (as in the model; a fresh zero gradient hides a stale read of it) */
+static inline wb_tensor *f_layernorm_residual(wb_ctx *c, wb_tensor **x) {
+    return wb_add(c, x[0], wb_layernorm(c, x[0], x[1], x[2], 1e-5));
+}
 static inline wb_tensor *f_cross_entropy(wb_ctx *c, wb_tensor **x) { return wb_cross_entropy(c, x[0], x[1], 5); }
 /* vocabulary 5 short of the padded width: the last 8-column vector straddles the padding */
 static inline wb_tensor *f_cross_entropy_wide(wb_ctx *c, wb_tensor **x) {

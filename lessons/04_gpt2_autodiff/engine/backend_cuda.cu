@@ -68,8 +68,10 @@ static TDesc desc(const wb_tensor *t) {
 /* `#pragma unroll` for nvcc; the CPU emulation (g++) has its own idea of that pragma */
 #ifdef WB_CUDA_EMULATION
 #define UNROLL
+#define UNROLL4
 #else
 #define UNROLL _Pragma("unroll")
+#define UNROLL4 _Pragma("unroll 4") /* run-time trip counts: four iterations' loads in flight */
 #endif
 
 /* Element offset of the i-th element in row-major order: a few integer divisions per element, the
@@ -123,14 +125,29 @@ __device__ float block_reduce(float v) {
     return result;
 }
 
-__device__ __forceinline__ float gelu_f(float x) {
+/* GELU (tanh approximation) without tanhf: 0.5 x (1 + tanh u) = x sigma(2u), u = s (x + 0.044715 x^3).
+ * With e = exp(-|2u|) in (0, 1] and r = 1 / (1 + e): sigma(2u) = r for u >= 0, e r otherwise, and
+ * sigma (1 - sigma) = e r^2, so gelu'(x) = sigma + 2 x e r^2 u'. One ex2 and one approximate
+ * reciprocal (of a number in [1, 2]) per element, no branch, no overflow: relative error ~1e-6.
+ * tanhf costs ~30 instructions with a branch; at [16384, 3072] that made the GELU forward issue-bound
+ * (76.5 us for 201 MB, 49 us at copy bandwidth). */
+__device__ __forceinline__ void gelu_parts(float x, float &sig, float &er2) {
     const float s = 0.7978845608028654f;
-    return 0.5f * x * (1.0f + tanhf(s * (x + 0.044715f * x * x * x)));
+    float u = s * x * (1.0f + 0.044715f * x * x);
+    float e = __expf(-2.0f * fabsf(u)), r = __fdividef(1.0f, 1.0f + e);
+    sig = u >= 0.0f ? r : e * r;
+    er2 = e * r * r;
+}
+__device__ __forceinline__ float gelu_f(float x) {
+    float sig, er2;
+    gelu_parts(x, sig, er2);
+    return x * sig;
 }
 __device__ __forceinline__ float gelu_df(float x) {
     const float s = 0.7978845608028654f;
-    float u = s * (x + 0.044715f * x * x * x), t = tanhf(u);
-    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * s * (1.0f + 3.0f * 0.044715f * x * x);
+    float sig, er2;
+    gelu_parts(x, sig, er2);
+    return sig + 2.0f * x * er2 * s * (1.0f + 3.0f * 0.044715f * x * x);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -190,16 +207,27 @@ __device__ __forceinline__ void st8(T *p, const float *f) {
     *(pack8<T> *)p = q;
 }
 
+/* vec8 kernels: two 8-element vectors a thread, v and v + blockDim.x (both warps' accesses stay
+ * 512 contiguous bytes), every load of both issued before the first use */
 template <typename T>
 __global__ void k_binary_vec8(int op, T *out, const T *a, const T *b, int64_t n8, int acc) {
-    int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (v >= n8) return;
-    float x[8], y[8], o[8];
-    ld8(x, a + v * 8), ld8(y, b + v * 8);
-    if (acc) ld8(o, out + v * 8);
+    const int64_t v0 = blockIdx.x * 2 * (int64_t)blockDim.x + threadIdx.x;
+    float x[2][8], y[2][8], o[2][8];
     UNROLL
-    for (int k = 0; k < 8; k++) o[k] = (acc ? o[k] : 0.0f) + binop(op, x[k], y[k]);
-    st8(out + v * 8, o);
+    for (int q = 0; q < 2; q++) {
+        int64_t v = v0 + q * (int64_t)blockDim.x;
+        if (v >= n8) continue;
+        ld8(x[q], a + v * 8), ld8(y[q], b + v * 8);
+        if (acc) ld8(o[q], out + v * 8);
+    }
+    UNROLL
+    for (int q = 0; q < 2; q++) {
+        int64_t v = v0 + q * (int64_t)blockDim.x;
+        if (v >= n8) continue;
+        UNROLL
+        for (int k = 0; k < 8; k++) o[q][k] = (acc ? o[q][k] : 0.0f) + binop(op, x[q][k], y[q][k]);
+        st8(out + v * 8, o[q]);
+    }
 }
 
 /* rows8: vector v covers elements [8v, 8v + 8) of out's row-major order, contiguous in every
@@ -243,14 +271,23 @@ __device__ __forceinline__ float unop_df(int op, float x, float y) {
 
 template <typename T>
 __global__ void k_unary_vec8(int op, float alpha, T *out, const T *a, int64_t n8, int acc) {
-    int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (v >= n8) return;
-    float x[8], o[8];
-    ld8(x, a + v * 8);
-    if (acc) ld8(o, out + v * 8);
+    const int64_t v0 = blockIdx.x * 2 * (int64_t)blockDim.x + threadIdx.x;
+    float x[2][8], o[2][8];
     UNROLL
-    for (int k = 0; k < 8; k++) o[k] = (acc ? o[k] : 0.0f) + alpha * unop(op, x[k]);
-    st8(out + v * 8, o);
+    for (int q = 0; q < 2; q++) {
+        int64_t v = v0 + q * (int64_t)blockDim.x;
+        if (v >= n8) continue;
+        ld8(x[q], a + v * 8);
+        if (acc) ld8(o[q], out + v * 8);
+    }
+    UNROLL
+    for (int q = 0; q < 2; q++) {
+        int64_t v = v0 + q * (int64_t)blockDim.x;
+        if (v >= n8) continue;
+        UNROLL
+        for (int k = 0; k < 8; k++) o[q][k] = (acc ? o[q][k] : 0.0f) + alpha * unop(op, x[q][k]);
+        st8(out + v * 8, o[q]);
+    }
 }
 
 template <typename T, typename I>
@@ -392,14 +429,61 @@ __global__ void k_sum_cols_partial(float *part, const T *src, int64_t M, int64_t
     }
 }
 
+/* The same pass 1 with 16-byte loads (N a multiple of 8, src 16-byte aligned): a block of 256
+ * threads covers 256 columns, thread (x, y) = (threadIdx.x % 32, threadIdx.x / 32) the 8 columns
+ * [8x, 8x + 8) of its slab and the rows y, y + 8, ... of the chunk (a warp reads 512 contiguous
+ * bytes of one row per load). Chunks of 64 rows: 8 loads per thread, all in flight. */
 template <typename T>
-__global__ void k_sum_cols_final(T *dst, const float *part, int chunks, int64_t N, float scale, int acc) {
-    int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (c >= N) return;
+__global__ void __launch_bounds__(256) k_sum_cols_partial_vec(float *part, const T *src, int64_t M, int64_t N,
+                                                              int64_t rows_per_chunk) {
+    __shared__ float buf[8][256 + 4];
+    const int x = threadIdx.x % 32, y = threadIdx.x / 32;
+    const int64_t c = (blockIdx.x * 32 + x) * (int64_t)8, r0 = blockIdx.y * rows_per_chunk;
+    const int64_t r1 = r0 + rows_per_chunk < M ? r0 + rows_per_chunk : M;
+    float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    if (c < N) {
+        UNROLL4
+        for (int64_t r = r0 + y; r < r1; r += 8) {
+            float v[8];
+            ld8(v, src + r * N + c);
+            UNROLL
+            for (int e = 0; e < 8; e++) s[e] += v[e];
+        }
+    }
+    UNROLL
+    for (int e = 0; e < 8; e++) buf[y][8 * x + e] = s[e];
+    __syncthreads();
+    const int64_t col = blockIdx.x * (int64_t)256 + threadIdx.x;
+    if (col < N) {
+        float t = 0.0f;
+        UNROLL
+        for (int k = 0; k < 8; k++) t += buf[k][threadIdx.x];
+        part[blockIdx.y * N + col] = t;
+    }
+}
+
+/* pass 2: block (32, 8), 32 columns, lane y adds chunks y, y + 8, ... (unrolled, so that several
+ * loads are in flight), then lane 0 adds the 8 lanes in order: deterministic. Round 1 had a thread
+ * per column walking all chunks one load at a time: 3 blocks at N = 768. */
+template <typename T>
+__global__ void __launch_bounds__(256) k_sum_cols_final(T *dst, const float *part, int chunks, int64_t N, float scale,
+                                                        int acc) {
+    __shared__ float buf[8][33];
+    const int64_t c = blockIdx.x * (int64_t)32 + threadIdx.x;
     float t = 0.0f;
-    for (int k = 0; k < chunks; k++) t += part[k * N + c];
-    t *= scale;
-    st(dst + c, acc ? ld(dst + c) + t : t);
+    if (c < N) {
+        UNROLL4
+        for (int k = threadIdx.y; k < chunks; k += 8) t += part[k * N + c];
+    }
+    buf[threadIdx.y][threadIdx.x] = t;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < N) {
+        t = 0.0f;
+        UNROLL
+        for (int k = 0; k < 8; k++) t += buf[k][threadIdx.x];
+        t *= scale;
+        st(dst + c, acc ? ld(dst + c) + t : t);
+    }
 }
 
 /* squared norm: per-block partial sums, then one block adds the partials (deterministic) */
@@ -596,6 +680,93 @@ __global__ void __launch_bounds__(128) k_layernorm_backward_vec(T *__restrict__ 
     for (int c = threadIdx.x; c < C; c += blockDim.x) pw[blockIdx.x * (int64_t)C + c] = sw[c], pb[blockIdx.x * (int64_t)C + c] = sb[c];
 }
 
+/* Version 2 of the bf16 pullback above (WB_LN_BWD=2 selects it; measured slower than version 1 on the H200),
+ * written for more loads in flight. Version 1 holds a row as 72 f32 per lane plus 48 f32 column
+ * accumulators: 149 registers, 12 warps per SM, one row in flight per warp and nothing overlapping
+ * its latency: 42 us per call at [16384, 768] for 101 MB (25 us at copy bandwidth). Here each warp
+ * issues the next row's loads (r + the grid's warp count) before it computes row r, both rows kept
+ * as raw bf16 (4 registers per 8 elements, converted where used), and the column
+ * sums live in shared memory, one region per warp, each lane owning its columns: 3 blocks of 4
+ * warps per SM as before, but 24 rows in flight per SM instead of 12. Same arithmetic in the same
+ * order as version 1 (row by row, then warps in order): the same bits. */
+template <int NV>
+__global__ void __launch_bounds__(128, 3) k_layernorm_backward_vec2(bf16 *__restrict__ gin, float *__restrict__ pw,
+                                                                    float *__restrict__ pb, const bf16 *__restrict__ g,
+                                                                    const bf16 *__restrict__ in, const bf16 *__restrict__ w,
+                                                                    const float *__restrict__ mean,
+                                                                    const float *__restrict__ rstd, int64_t N, int C) {
+    __shared__ __align__(16) float sw[4][256 * NV], sb[4][256 * NV]; /* blockDim.x == 128 */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, C8 = C / 8;
+    float *mw = sw[warp], *mb = sb[warp];
+    UNROLL
+    for (int k = 0; k < NV; k++) { /* each lane's own columns: no barrier needed */
+        int j = lane + 32 * k;
+        if (j < C8)
+            UNROLL
+            for (int e = 0; e < 8; e++) mw[8 * j + e] = mb[8 * j + e] = 0.0f;
+    }
+    const int64_t stride = (int64_t)gridDim.x * 4;
+    int64_t r = blockIdx.x * (int64_t)4 + warp;
+    pack8<bf16> gc[NV], xc[NV], oc[NV], gn[NV], xn[NV], on[NV]; /* this row's and the next row's raw bf16 */
+    UNROLL
+    for (int k = 0; k < NV; k++) {
+        int j = lane + 32 * k;
+        if (r >= N || j >= C8) continue;
+        gc[k] = *(const pack8<bf16> *)(g + r * C + 8 * j), xc[k] = *(const pack8<bf16> *)(in + r * C + 8 * j);
+        if (gin) oc[k] = *(const pack8<bf16> *)(gin + r * C + 8 * j);
+    }
+    for (; r < N; r += stride) {
+        const int64_t rn = r + stride;
+        UNROLL
+        for (int k = 0; k < NV; k++) { /* the next row's loads fly while this row is computed */
+            int j = lane + 32 * k;
+            if (rn >= N || j >= C8) continue;
+            gn[k] = *(const pack8<bf16> *)(g + rn * C + 8 * j), xn[k] = *(const pack8<bf16> *)(in + rn * C + 8 * j);
+            if (gin) on[k] = *(const pack8<bf16> *)(gin + rn * C + 8 * j);
+        }
+        const float m = mean[r], s = rstd[r];
+        float a = 0.0f, bs = 0.0f;
+        UNROLL
+        for (int k = 0; k < NV; k++) {
+            int j = lane + 32 * k;
+            if (j >= C8) continue;
+            float wv[8];
+            ld8(wv, w + 8 * j);
+            UNROLL
+            for (int e = 0; e < 8; e++) {
+                float gv = ld(&gc[k].v[e]), xh = (ld(&xc[k].v[e]) - m) * s, dxh = gv * wv[e];
+                a += dxh, bs += dxh * xh;
+                if (pw) mw[8 * j + e] += gv * xh, mb[8 * j + e] += gv;
+            }
+        }
+        a = warp_sum(a) / (float)C, bs = warp_sum(bs) / (float)C;
+        if (gin)
+            UNROLL
+            for (int k = 0; k < NV; k++) {
+                int j = lane + 32 * k;
+                if (j >= C8) continue;
+                float wv[8], ov[8];
+                ld8(wv, w + 8 * j);
+                UNROLL
+                for (int e = 0; e < 8; e++) {
+                    float xh = (ld(&xc[k].v[e]) - m) * s, dxh = ld(&gc[k].v[e]) * wv[e];
+                    ov[e] = ld(&oc[k].v[e]) + s * (dxh - a - xh * bs);
+                }
+                st8(gin + r * C + 8 * j, ov);
+            }
+        UNROLL
+        for (int k = 0; k < NV; k++) gc[k] = gn[k], xc[k] = xn[k], oc[k] = on[k];
+    }
+    if (!pw) return; /* uniform across the block */
+    __syncthreads();
+    for (int c = threadIdx.x; c < C; c += blockDim.x) {
+        float tw = 0.0f, tb = 0.0f;
+        UNROLL
+        for (int q = 0; q < 4; q++) tw += sw[q][c], tb += sb[q][c];
+        pw[blockIdx.x * (int64_t)C + c] = tw, pb[blockIdx.x * (int64_t)C + c] = tb;
+    }
+}
+
 /* The same for any C (not a multiple of 8, or wider than 1024): one warp per block, so that each
  * column's sums belong to one lane and live in shared memory (2 C floats, dynamic). */
 template <typename T>
@@ -705,14 +876,27 @@ __global__ void __launch_bounds__(256) k_softmax_backward_vec(T *__restrict__ gi
     }
 }
 
+/* gw += the chunks' sums of pw, gb += those of pb: block (32, 16), 32 columns, lane y adds chunks
+ * y, y + 16, ... (loads unrolled), then lane 0 adds the 16 lanes in order (deterministic). Round 1
+ * had one thread per column walking ~400 chunks one load at a time (3 blocks at C = 768, 15.7 us). */
 template <typename T>
-__global__ void k_ln_w_final(T *gw, T *gb, const float *pw, const float *pb, int chunks, int64_t C) {
-    int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (c >= C) return;
+__global__ void __launch_bounds__(512) k_ln_w_final(T *gw, T *gb, const float *pw, const float *pb, int chunks, int64_t C) {
+    __shared__ float sw[16][33], sb[16][33];
+    const int64_t c = blockIdx.x * (int64_t)32 + threadIdx.x;
     float tw = 0.0f, tb = 0.0f;
-    for (int k = 0; k < chunks; k++) tw += pw[k * C + c], tb += pb[k * C + c];
-    if (gw) st(gw + c, ld(gw + c) + tw);
-    if (gb) st(gb + c, ld(gb + c) + tb);
+    if (c < C) {
+        UNROLL4
+        for (int k = threadIdx.y; k < chunks; k += 16) tw += pw[k * C + c], tb += pb[k * C + c];
+    }
+    sw[threadIdx.y][threadIdx.x] = tw, sb[threadIdx.y][threadIdx.x] = tb;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < C) {
+        tw = tb = 0.0f;
+        UNROLL
+        for (int k = 0; k < 16; k++) tw += sw[k][threadIdx.x], tb += sb[k][threadIdx.x];
+        if (gw) st(gw + c, ld(gw + c) + tw);
+        if (gb) st(gb + c, ld(gb + c) + tb);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -749,26 +933,53 @@ __device__ __forceinline__ void lse_merge(float &m, float &s, float m2, float s2
 
 /* One block per row: log-sum-exp over the real vocabulary (padding columns skipped) in one pass
  * (a running max and a sum rescaled when the max grows, per thread, then merged across the
- * block), 16-byte loads when vec: the [16384, 50304] logits are 1.65 GB, read once. */
+ * block). vec: 16-byte loads, four vectors (32 logits) per thread per iteration, all four loads
+ * issued before any use, one rescale per 32 logits, and the exponentials as exp2 of one FFMA
+ * (log2 units inside the loop). The [16384, 50304] logits are 1.65 GB, read once: 398 us at copy
+ * bandwidth; round 1 (one vector in flight per thread) took 754. */
 template <typename T>
 __global__ void __launch_bounds__(256) k_ce_lse(float *lse, const T *logits, int64_t Vp, int64_t V, int vec) {
     __shared__ float sm[32], ss[32];
     const T *l = logits + blockIdx.x * Vp;
     float m = -INFINITY, s = 0.0f;
     if (vec) {
-        for (int64_t j = threadIdx.x; j * 8 < V; j += blockDim.x) {
+        const float L2E = 1.4426950408889634f;
+        const int64_t nfull = V / 8, nall = (V + 7) / 8, bd = blockDim.x;
+        float m2 = -INFINITY; /* running max, log2 units; s is the sum of exp2(x L2E - m2) */
+        int64_t j = threadIdx.x;
+        for (; j + 3 * bd < nfull; j += 4 * bd) {
+            float x[4][8];
+            UNROLL
+            for (int q = 0; q < 4; q++) ld8(x[q], l + 8 * (j + q * bd));
+            float mx = -INFINITY;
+            UNROLL
+            for (int q = 0; q < 4; q++)
+                UNROLL
+                for (int e = 0; e < 8; e++) mx = fmaxf(mx, x[q][e]);
+            const float mn = fmaxf(m2, mx * L2E);
+            if (mn == -INFINITY) continue; /* every logit so far is -inf */
+            s = m2 == -INFINITY ? 0.0f : s * exp2f(m2 - mn);
+            UNROLL
+            for (int q = 0; q < 4; q++)
+                UNROLL
+                for (int e = 0; e < 8; e++) s += exp2f(fmaf(x[q][e], L2E, -mn));
+            m2 = mn;
+        }
+        for (; j < nall; j += bd) { /* the rest, one vector at a time; the last may be partial */
             float x[8], mx = -INFINITY;
             ld8(x, l + 8 * j);
             UNROLL
             for (int e = 0; e < 8; e++)
                 if (8 * j + e < V) mx = fmaxf(mx, x[e]);
-            float mn = fmaxf(m, mx);
-            s = m == -INFINITY ? 0.0f : s * __expf(m - mn);
+            const float mn = fmaxf(m2, mx * L2E);
+            if (mn == -INFINITY) continue;
+            s = m2 == -INFINITY ? 0.0f : s * exp2f(m2 - mn);
             UNROLL
             for (int e = 0; e < 8; e++)
-                if (8 * j + e < V) s += __expf(x[e] - mn);
-            m = mn;
+                if (8 * j + e < V) s += exp2f(fmaf(x[e], L2E, -mn));
+            m2 = mn;
         }
+        m = m2 == -INFINITY ? -INFINITY : m2 * (1.0f / L2E); /* natural units for the merge */
     } else {
         for (int64_t j = threadIdx.x; j < V; j += blockDim.x) {
             float x = ld(l + j), mn = fmaxf(m, x);
@@ -854,6 +1065,58 @@ __global__ void k_adamw(T *params, const T *grads, float *master, float *m, floa
     st(params + i, w);
 }
 
+/* The same, four parameters a thread: 16-byte accesses to master, m and v (and f32 params), 8-byte
+ * to bf16 params and grads (the host checks the alignment; a partial last group goes one by one).
+ * 28 bytes per bf16 parameter: 3.48 GB at GPT-2 124M, 840 us at copy bandwidth; round 1's one
+ * parameter a thread took 1021. */
+template <typename T>
+struct alignas(4 * sizeof(T)) pack4 {
+    T v[4];
+};
+template <typename T>
+__global__ void __launch_bounds__(256) k_adamw_vec4(T *params, const T *grads, float *master, float *m, float *v,
+                                                    const float *norm_sq, int64_t n, int64_t n_decay, float lr, float b1,
+                                                    float b2, float eps, float wd, float clip, float bc1, float bc2) {
+    const int64_t i0 = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * 4;
+    if (i0 >= n) return;
+    float scale = 1.0f;
+    if (clip > 0.0f) {
+        float norm = sqrtf(*norm_sq);
+        if (norm > 0.0f) scale = fminf(1.0f, clip / (norm + 1e-6f));
+    }
+    if (i0 + 4 <= n) {
+        pack4<T> g = *(const pack4<T> *)(grads + i0), p;
+        pack4<float> mm = *(const pack4<float> *)(m + i0), vv = *(const pack4<float> *)(v + i0), w;
+        if (master) w = *(const pack4<float> *)(master + i0);
+        else p = *(const pack4<T> *)(params + i0);
+        UNROLL
+        for (int k = 0; k < 4; k++) {
+            float gk = ld(&g.v[k]) * scale;
+            float mi = b1 * mm.v[k] + (1.0f - b1) * gk, vi = b2 * vv.v[k] + (1.0f - b2) * gk * gk;
+            mm.v[k] = mi, vv.v[k] = vi;
+            float wk = master ? w.v[k] : ld(&p.v[k]);
+            wk *= 1.0f - lr * (i0 + k < n_decay ? wd : 0.0f);
+            wk -= lr * (mi / bc1) / (sqrtf(vi / bc2) + eps); /* as k_adamw, to the bit */
+            w.v[k] = wk;
+            st(&p.v[k], wk);
+        }
+        *(pack4<float> *)(m + i0) = mm, *(pack4<float> *)(v + i0) = vv;
+        if (master) *(pack4<float> *)(master + i0) = w;
+        *(pack4<T> *)(params + i0) = p;
+        return;
+    }
+    for (int64_t i = i0; i < n; i++) {
+        float g = ld(grads + i) * scale;
+        float mi = b1 * m[i] + (1.0f - b1) * g, vi = b2 * v[i] + (1.0f - b2) * g * g;
+        m[i] = mi, v[i] = vi;
+        float w = master ? master[i] : ld(params + i);
+        w *= 1.0f - lr * (i < n_decay ? wd : 0.0f);
+        w -= lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+        if (master) master[i] = w;
+        st(params + i, w);
+    }
+}
+
 #include "flash_attention.cuh"
 
 /* ---------------------------------------------------------------------------------------------
@@ -887,6 +1150,9 @@ typedef struct {
     gemm_plan plans[GEMM_PLANS];
     int n_plans;
     int fa_fwd_attr, fa_bwd_attr; /* the flash kernels' shared-memory limit is raised */
+    int fa_fwd_ver;               /* 1: k_flash_fwd (default); 2: k_flash_fwd2, 128 rows a block (WB_FLASH_FWD=2) */
+    int fa_bwd_ver;               /* 1: k_flash_bwd (default); 2: k_flash_bwd2 (WB_FLASH_BWD=2) */
+    int ln_bwd_ver;               /* 1: default; 2: k_layernorm_backward_vec2 for bf16 (WB_LN_BWD=2) */
     int cc_major, cc_minor;
     int num_sms; /* multiprocessors: grids sized to fill the chip in one wave */
 } cuda_impl;
@@ -1023,8 +1289,8 @@ static int cuda_binary(wb_backend *be, wb_binop op, const wb_tensor *out, const 
     int64_t n = wb_numel(out);
     if (n == 0) return WB_OK;
     if (contig_mask(out, a, b) == 7 && vec8_ok(n, out->data, a->data, b->data)) {
-        if (out->dtype == WB_BF16) KLAUNCH(k_binary_vec8<bf16>, blocks_for(n / 8, 256), 256, 0, (int)op, BF(out->data), BF(a->data), BF(b->data), n / 8, acc);
-        else if (out->dtype == WB_F32) KLAUNCH(k_binary_vec8<float>, blocks_for(n / 8, 256), 256, 0, (int)op, FL(out->data), FL(a->data), FL(b->data), n / 8, acc);
+        if (out->dtype == WB_BF16) KLAUNCH(k_binary_vec8<bf16>, blocks_for(n / 8, 512), 256, 0, (int)op, BF(out->data), BF(a->data), BF(b->data), n / 8, acc);
+        else if (out->dtype == WB_F32) KLAUNCH(k_binary_vec8<float>, blocks_for(n / 8, 512), 256, 0, (int)op, FL(out->data), FL(a->data), FL(b->data), n / 8, acc);
         else return bad_dtype("binary", out->dtype);
         CUDA_CHECK_LAUNCH();
         return WB_OK;
@@ -1043,8 +1309,8 @@ static int cuda_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor 
     int64_t n = wb_numel(out);
     if (n == 0) return WB_OK;
     if (contig_mask(out, a, NULL) == 3 && vec8_ok(n, out->data, a->data, NULL)) {
-        if (out->dtype == WB_BF16) KLAUNCH(k_unary_vec8<bf16>, blocks_for(n / 8, 256), 256, 0, (int)op, (float)alpha, BF(out->data), BF(a->data), n / 8, acc);
-        else if (out->dtype == WB_F32) KLAUNCH(k_unary_vec8<float>, blocks_for(n / 8, 256), 256, 0, (int)op, (float)alpha, FL(out->data), FL(a->data), n / 8, acc);
+        if (out->dtype == WB_BF16) KLAUNCH(k_unary_vec8<bf16>, blocks_for(n / 8, 512), 256, 0, (int)op, (float)alpha, BF(out->data), BF(a->data), n / 8, acc);
+        else if (out->dtype == WB_F32) KLAUNCH(k_unary_vec8<float>, blocks_for(n / 8, 512), 256, 0, (int)op, (float)alpha, FL(out->data), FL(a->data), n / 8, acc);
         else return bad_dtype("unary", out->dtype);
         CUDA_CHECK_LAUNCH();
         return WB_OK;
@@ -1107,19 +1373,24 @@ static int cuda_sum_into(wb_backend *be, const wb_tensor *dst, const wb_tensor *
         return cuda_unary(be, WB_OP_IDENTITY, scale, dst, src, acc);
     int chunks = col_chunks(n_red);
     if (leading && wb_is_contiguous(dst) && wb_is_contiguous(src) && chunks > 1) {
+        /* 16-byte path: 64-row chunks (at most 256), 8 columns a thread */
+        int vec = n_dst % 8 == 0 && (uintptr_t)src->data % 16 == 0;
+        if (vec) chunks = (int)(n_red / 64 > 256 ? 256 : n_red / 64); /* >= 16: n_red >= 1024 here */
         WB_TRY(scratch_reserve(IMPL(be), (size_t)chunks * (size_t)n_dst));
         float *part = IMPL(be)->scratch;
-        dim3 block(32, 8), grid(blocks_for(n_dst, 32), (unsigned)chunks);
+        dim3 block(32, 8), grid(blocks_for(n_dst, 32), (unsigned)chunks), gridv(blocks_for(n_dst, 256), (unsigned)chunks);
         int64_t rpc = (n_red + chunks - 1) / chunks;
-        unsigned fin = blocks_for(n_dst, 256);
+        unsigned fin = blocks_for(n_dst, 32); /* k_sum_cols_final: block (32, 8) */
         if (dst->dtype == WB_BF16) {
-            KLAUNCH(k_sum_cols_partial<bf16>, grid, block, 0, part, BF(src->data), n_red, n_dst, rpc);
+            if (vec) KLAUNCH(k_sum_cols_partial_vec<bf16>, gridv, 256, 0, part, BF(src->data), n_red, n_dst, rpc);
+            else KLAUNCH(k_sum_cols_partial<bf16>, grid, block, 0, part, BF(src->data), n_red, n_dst, rpc);
             CUDA_CHECK_LAUNCH();
-            KLAUNCH(k_sum_cols_final<bf16>, fin, 256, 0, BF(dst->data), part, chunks, n_dst, (float)scale, acc);
+            KLAUNCH(k_sum_cols_final<bf16>, fin, block, 0, BF(dst->data), part, chunks, n_dst, (float)scale, acc);
         } else if (dst->dtype == WB_F32) {
-            KLAUNCH(k_sum_cols_partial<float>, grid, block, 0, part, FL(src->data), n_red, n_dst, rpc);
+            if (vec) KLAUNCH(k_sum_cols_partial_vec<float>, gridv, 256, 0, part, FL(src->data), n_red, n_dst, rpc);
+            else KLAUNCH(k_sum_cols_partial<float>, grid, block, 0, part, FL(src->data), n_red, n_dst, rpc);
             CUDA_CHECK_LAUNCH();
-            KLAUNCH(k_sum_cols_final<float>, fin, 256, 0, FL(dst->data), part, chunks, n_dst, (float)scale, acc);
+            KLAUNCH(k_sum_cols_final<float>, fin, block, 0, FL(dst->data), part, chunks, n_dst, (float)scale, acc);
         } else {
             return bad_dtype("sum_into", dst->dtype);
         }
@@ -1421,8 +1692,10 @@ static int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const w
     const float *mp = FL(mean->data), *rp = FL(rstd->data);
     const wb_tensor *ts[4] = {gin, g, in, w};
     int nv = row_nv(C, ts, 4), bf = in->dtype == WB_BF16;
-    /* vec: 4 warps a block, ~8 rows per warp; any: one warp a block, 2 C floats of shared memory */
-    int64_t chunks = nv ? (N + 31) / 32 : N, cap = nv ? 3 * (int64_t)im->num_sms : 256; /* 3 blocks/SM at C = 768 */
+    /* vec: 4 warps a block, ~8 rows per warp; any: one warp a block, 2 C floats of shared memory.
+     * 3 blocks per SM (at C = 768). Version 2 for bf16 rows up to 768 wide (at 1024 it would spill) */
+    int v2 = nv && nv <= 3 && bf && im->ln_bwd_ver == 2;
+    int64_t chunks = nv ? (N + 31) / 32 : N, cap = nv ? 3 * (int64_t)im->num_sms : 256;
     if (chunks > cap) chunks = cap;
     if (chunks < 1) chunks = 1;
     if (!nv && 2 * C * sizeof(float) > 48 * 1024) {
@@ -1435,7 +1708,14 @@ static int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const w
         pw = im->scratch, pb = im->scratch + (size_t)chunks * C;
     }
     void *gi = gin ? gin->data : NULL;
-    if (nv && bf)
+    if (v2) {
+        switch (nv) {
+        case 1: KLAUNCH(k_layernorm_backward_vec2<1>, (unsigned)chunks, 128, 0, BF(gi), pw, pb, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, (int)C); break;
+        case 2: KLAUNCH(k_layernorm_backward_vec2<2>, (unsigned)chunks, 128, 0, BF(gi), pw, pb, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, (int)C); break;
+        default: KLAUNCH(k_layernorm_backward_vec2<3>, (unsigned)chunks, 128, 0, BF(gi), pw, pb, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, (int)C); break;
+        }
+        CUDA_CHECK_LAUNCH();
+    } else if (nv && bf)
         LAUNCH_NV(nv, k_layernorm_backward_vec, bf16, (unsigned)chunks, 128, 0, BF(gi), pw, pb, BF(g->data), BF(in->data),
                   BF(w->data), mp, rp, N, (int)C);
     else if (nv)
@@ -1448,9 +1728,10 @@ static int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const w
         CUDA_CHECK_LAUNCH();
     }
     if (gw || gb) {
-        unsigned fin = blocks_for(C, 256);
-        if (bf) KLAUNCH(k_ln_w_final<bf16>, fin, 256, 0, gw ? BF(gw->data) : NULL, gb ? BF(gb->data) : NULL, pw, pb, (int)chunks, C);
-        else KLAUNCH(k_ln_w_final<float>, fin, 256, 0, gw ? FL(gw->data) : NULL, gb ? FL(gb->data) : NULL, pw, pb, (int)chunks, C);
+        unsigned fin = blocks_for(C, 32);
+        dim3 fblock(32, 16);
+        if (bf) KLAUNCH(k_ln_w_final<bf16>, fin, fblock, 0, gw ? BF(gw->data) : NULL, gb ? BF(gb->data) : NULL, pw, pb, (int)chunks, C);
+        else KLAUNCH(k_ln_w_final<float>, fin, fblock, 0, gw ? FL(gw->data) : NULL, gb ? FL(gb->data) : NULL, pw, pb, (int)chunks, C);
         CUDA_CHECK_LAUNCH();
     }
     return WB_OK;
@@ -1556,10 +1837,16 @@ static int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor 
     const wb_tensor *ts[4] = {q, k, v, out};
     if (!im->fa_fwd_attr) {
         CUDA_CHECK(cudaFuncSetAttribute(k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_fwd2, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD2_SMEM));
         im->fa_fwd_attr = 1;
     }
-    dim3 grid((unsigned)(B * H), (unsigned)((T + 63) / 64)); /* heads in x: heavy tiles first */
-    KLAUNCH(k_flash_fwd, grid, 128, FA_FWD_SMEM, a, fa_vec_ok(ts, 4));
+    if (im->fa_fwd_ver == 1) {
+        dim3 grid((unsigned)(B * H), (unsigned)((T + 63) / 64)); /* heads in x: heavy tiles first */
+        KLAUNCH(k_flash_fwd, grid, 128, FA_FWD_SMEM, a, fa_vec_ok(ts, 4));
+    } else {
+        dim3 grid((unsigned)(B * H), (unsigned)((T + 127) / 128));
+        KLAUNCH(k_flash_fwd2, grid, 128, FA_FWD2_SMEM, a, fa_vec_ok(ts, 4));
+    }
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
@@ -1589,13 +1876,17 @@ static int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb
     if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), 0));
     if (!im->fa_bwd_attr) {
         CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd2, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
         im->fa_bwd_attr = 1;
     }
     dim3 grid((unsigned)(B * H), (unsigned)((T + 63) / 64)); /* heads in x: heavy tiles first */
-    KLAUNCH(k_flash_bwd, grid, 128, FA_BWD_SMEM, a, vec);
+    if (im->fa_bwd_ver == 1) KLAUNCH(k_flash_bwd, grid, 128, FA_BWD_SMEM, a, vec);
+    else KLAUNCH(k_flash_bwd2, grid, 128, FA_BWD_SMEM, a, vec);
     CUDA_CHECK_LAUNCH();
     if (gq) {
-        KLAUNCH(k_flash_dq_finish, blocks_for(rows * 8, 256), 256, 0, a, rows * 8);
+        const wb_tensor *gts[1] = {gq};
+        int dvec = fa_vec_ok(gts, 1) && rows * 8 < ((int64_t)1 << 32); /* 16-byte rows, 32-bit indices */
+        KLAUNCH(k_flash_dq_finish, blocks_for(rows * 8, 256), 256, 0, a, rows * 8, dvec);
         CUDA_CHECK_LAUNCH();
     }
     return WB_OK;
@@ -1618,6 +1909,27 @@ static int cuda_norm_sq(wb_backend *be, void *out, const void *grads, int64_t n,
 static int cuda_adamw(wb_backend *be, const wb_adamw_args *a) {
     float bc1 = (float)(1.0 - pow(a->beta1, a->t)), bc2 = (float)(1.0 - pow(a->beta2, a->t));
     unsigned grid = blocks_for(a->n, 256);
+    size_t es = a->dtype == WB_BF16 ? 2 : 4;
+    /* four parameters a thread where every array is aligned to four elements */
+    int vec = (uintptr_t)a->params % (4 * es) == 0 && (uintptr_t)a->grads % (4 * es) == 0 &&
+              (uintptr_t)a->m % 16 == 0 && (uintptr_t)a->v % 16 == 0 && (!a->master || (uintptr_t)a->master % 16 == 0);
+    if (vec && (a->dtype == WB_BF16 || a->dtype == WB_F32)) {
+        if (a->dtype == WB_BF16 && !a->master) {
+            fprintf(stderr, "cuda adamw: bf16 parameters need an f32 master copy\n");
+            return WB_FAIL;
+        }
+        unsigned g4 = blocks_for((a->n + 3) / 4, 256);
+        if (a->dtype == WB_BF16)
+            KLAUNCH(k_adamw_vec4<bf16>, g4, 256, 0, BF(a->params), (const bf16 *)a->grads, a->master, FL(a->m), FL(a->v),
+                    (const float *)a->norm_sq, a->n, a->n_decay, a->lr, a->beta1, a->beta2, a->eps, a->weight_decay,
+                    a->grad_clip, bc1, bc2);
+        else
+            KLAUNCH(k_adamw_vec4<float>, g4, 256, 0, FL(a->params), (const float *)a->grads, NULL, FL(a->m), FL(a->v),
+                    (const float *)a->norm_sq, a->n, a->n_decay, a->lr, a->beta1, a->beta2, a->eps, a->weight_decay,
+                    a->grad_clip, bc1, bc2);
+        CUDA_CHECK_LAUNCH();
+        return WB_OK;
+    }
     if (a->dtype == WB_BF16) {
         if (!a->master) {
             fprintf(stderr, "cuda adamw: bf16 parameters need an f32 master copy\n");
@@ -1651,6 +1963,18 @@ static int cuda_init(wb_backend *be, int device) {
     snprintf(be->device_name, sizeof be->device_name, "%.100s (sm_%d%d)", prop.name, prop.major, prop.minor);
     im->cc_major = prop.major;
     im->num_sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+    /* kernel versions (PERF_NOTES.md, round 2): version 2 of these three measured slower on the
+     * H200 as a whole (37.8 ms/step with version 1, 38.8 with version 2), so version 1 is the
+     * default and version 2 stays selectable (=2) for comparison */
+    const char *fv = getenv("WB_FLASH_FWD");
+    im->fa_fwd_ver = fv && atoi(fv) == 2 ? 2 : 1;
+    const char *bv = getenv("WB_FLASH_BWD");
+    im->fa_bwd_ver = bv && atoi(bv) == 2 ? 2 : 1;
+    const char *lv = getenv("WB_LN_BWD");
+    im->ln_bwd_ver = lv && atoi(lv) == 2 ? 2 : 1;
+    if (fv || bv || lv)
+        fprintf(stderr, "cuda backend: flash forward v%d, flash backward v%d, layer-norm backward v%d\n", im->fa_fwd_ver,
+                im->fa_bwd_ver, im->ln_bwd_ver);
     im->cc_minor = prop.minor;
     if (prop.major < 8) {
         fprintf(stderr, "cuda backend: %s is sm_%d%d; bf16 kernels need sm_80 or newer\n", prop.name, prop.major, prop.minor);
