@@ -46,12 +46,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wb_args.h"
 #include "wb_bf16.h"
 #include "wb_check.h"
 #include "wb_compare.h"
 #include "wb_random.h"
 #include "wb_steps.h"
 #include "wb_timing.h"
+#include "wb_upload.h"
 
 typedef __nv_bfloat16 bf16;
 
@@ -260,17 +262,8 @@ typedef struct {
 } lesson;
 
 static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
-    uint16_t *bits = (uint16_t *)malloc(n * sizeof *bits);
-    if (!bits) {
-        fprintf(stderr, "out of host memory (%zu bf16 values)\n", n);
-        return WB_FAIL;
-    }
     wb_fill_uniform(host, n, rng, lo, hi);
-    wb_bf16_encode(bits, host, n);
-    cudaError_t err = cudaMemcpy(dst, bits, n * sizeof *bits, cudaMemcpyHostToDevice);
-    free(bits);
-    CUDA_CHECK(err);
-    return WB_OK;
+    return wb_upload_bf16(dst, host, n);
 }
 
 static int lesson_init(lesson *L, variant v, int batch, int in_dim, int out_dim, uint64_t seed) {
@@ -433,13 +426,6 @@ static void usage(const char *prog) {
             prog);
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!s[0] || *end || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 static int run(variant v, int batch, int in_dim, int out_dim, int steps, int warmup, uint64_t seed) {
     lesson L;
@@ -495,12 +481,12 @@ int main(int argc, char **argv) {
         int bad = 0;
         switch (opt) {
         case 'v': variant_name = optarg; break;
-        case 'b': bad = parse_int(optarg, 1, 1 << 20, &batch); break;
-        case 'i': bad = parse_int(optarg, 1, 1 << 16, &in_dim); break;
-        case 'o': bad = parse_int(optarg, 1, 1 << 16, &out_dim); break;
-        case 's': bad = parse_int(optarg, 1, 100000, &steps); break;
-        case 'w': bad = parse_int(optarg, 0, 100000, &warmup); break;
-        case 'r': bad = parse_int(optarg, 0, 1 << 30, &seed); break;
+        case 'b': bad = wb_parse_int(optarg, 1, 1 << 20, &batch); break;
+        case 'i': bad = wb_parse_int(optarg, 1, 1 << 16, &in_dim); break;
+        case 'o': bad = wb_parse_int(optarg, 1, 1 << 16, &out_dim); break;
+        case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
+        case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
+        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
         case 'h': usage(argv[0]); return 0;
         default: usage(argv[0]); return 2;
         }

@@ -32,6 +32,7 @@
 #include "wb_activations.h"
 #include "wb_bf16.h"
 #include "wb_check.h"
+#include "wb_upload.h"
 #include "wb_compare.h"
 #include "wb_random.h"
 #include "wb_timing.h"
@@ -733,7 +734,7 @@ int kernel_bench(int rows, int cols, int iters, flush_mode flush_how, const int 
                 b.ld_gu = cols;
                 wb_fill_normal(g_host, n, &rng, 1.5f);
                 wb_fill_normal(u_host, n, &rng, 1.5f);
-                if (upload_bf16(g, g_host, n) != WB_OK || upload_bf16(u, u_host, n) != WB_OK) goto done;
+                if (wb_upload_bf16(g, g_host, n) != WB_OK || wb_upload_bf16(u, u_host, n) != WB_OK) goto done;
                 g_ref = g_host;
                 u_ref = u_host;
             } else { /* g and u inside one buffer gu, mirrored on the host by g_host */
@@ -750,7 +751,7 @@ int kernel_bench(int rows, int cols, int iters, flush_mode flush_how, const int 
                     elems = n_big;
                 }
                 wb_fill_normal(g_host, elems, &rng, 1.5f);
-                if (upload_bf16(gu, g_host, elems) != WB_OK) goto done;
+                if (wb_upload_bf16(gu, g_host, elems) != WB_OK) goto done;
                 g_ref = g_host + (b.g - gu);
                 u_ref = g_host + (b.u - gu);
             }

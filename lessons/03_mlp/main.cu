@@ -64,12 +64,14 @@
 #include "kernel_bench.h"
 #include "pointwise.cuh" /* bf16, gelu_tanh, unpack_bf16x8, pack_bf16x8 */
 #include "wb_activations.h"
+#include "wb_args.h"
 #include "wb_bf16.h"
 #include "wb_check.h"
 #include "wb_compare.h"
 #include "wb_random.h"
 #include "wb_steps.h"
 #include "wb_timing.h"
+#include "wb_upload.h"
 
 #define WORKSPACE_BYTES (32u << 20) /* cuBLAS scratch: ours, so graph capture works */
 #define CHECK_ROWS 32               /* tokens compared with the double-precision CPU reference */
@@ -249,20 +251,6 @@ typedef struct {
     cudaStream_t stream;
 } lesson;
 
-/* Rounds host[0..n) to bf16 in place and copies the bf16 values to dst (pointwise.cuh: the kernel
- * bench uploads its inputs with it too). */
-int upload_bf16(bf16 *dst, float *host, size_t n) {
-    uint16_t *bits = (uint16_t *)malloc(n * sizeof *bits);
-    if (!bits) {
-        fprintf(stderr, "out of host memory (%zu bf16 values)\n", n);
-        return WB_FAIL;
-    }
-    wb_bf16_encode(bits, host, n);
-    cudaError_t err = cudaMemcpy(dst, bits, n * sizeof *bits, cudaMemcpyHostToDevice);
-    free(bits);
-    CUDA_CHECK(err);
-    return WB_OK;
-}
 
 static int lesson_init(lesson *L, variant v, int tokens, int dim, int hidden, uint64_t seed) {
     memset(L, 0, sizeof *L);
@@ -300,9 +288,9 @@ static int lesson_init(lesson *L, variant v, int tokens, int dim, int hidden, ui
     wb_fill_normal(L->x_host, nx, &rng, 1.0f);
     wb_fill_uniform(L->w_gate_up_host, nwgu, &rng, -bound_in, bound_in);
     wb_fill_uniform(L->w_down_host, nwd, &rng, -bound_hidden, bound_hidden);
-    WB_TRY(upload_bf16(L->x, L->x_host, nx));
-    WB_TRY(upload_bf16(L->w_gate_up, L->w_gate_up_host, nwgu));
-    WB_TRY(upload_bf16(L->w_down, L->w_down_host, nwd));
+    WB_TRY(wb_upload_bf16(L->x, L->x_host, nx));
+    WB_TRY(wb_upload_bf16(L->w_gate_up, L->w_gate_up_host, nwgu));
+    WB_TRY(wb_upload_bf16(L->w_down, L->w_down_host, nwd));
     CUDA_CHECK(cudaMemset(L->h, 0xFF, nth * sizeof(bf16))); /* NaN until written */
     CUDA_CHECK(cudaMemset(L->y, 0xFF, nx * sizeof(bf16)));
 
@@ -488,13 +476,6 @@ static void usage(const char *prog) {
     kernel_bench_usage(stderr);
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!s[0] || *end || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 static int run(variant v, int batch, int seq, int dim, int hidden, int steps, int warmup, uint64_t seed) {
     lesson L;
@@ -570,17 +551,17 @@ int main(int argc, char **argv) {
         int bad = 0;
         switch (opt) {
         case 'v': variant_name = optarg; break;
-        case 'b': bad = parse_int(optarg, 1, 1 << 20, &batch); break;
-        case 'q': bad = parse_int(optarg, 1, 1 << 20, &seq); break;
-        case 'd': bad = parse_int(optarg, 1, 1 << 16, &dim); break;
-        case 'H': bad = parse_int(optarg, 1, 1 << 16, &hidden); break;
-        case 's': bad = parse_int(optarg, 1, 100000, &steps); break;
-        case 'w': bad = parse_int(optarg, 0, 100000, &warmup); break;
-        case 'r': bad = parse_int(optarg, 0, 1 << 30, &seed); break;
+        case 'b': bad = wb_parse_int(optarg, 1, 1 << 20, &batch); break;
+        case 'q': bad = wb_parse_int(optarg, 1, 1 << 20, &seq); break;
+        case 'd': bad = wb_parse_int(optarg, 1, 1 << 16, &dim); break;
+        case 'H': bad = wb_parse_int(optarg, 1, 1 << 16, &hidden); break;
+        case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
+        case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
+        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
         case 'k': bench = 1; break;
-        case 'R': bad = parse_int(optarg, 1, 1 << 24, &rows); break;
-        case 'C': bad = parse_int(optarg, 1, 1 << 20, &cols); break;
-        case 'i': bad = parse_int(optarg, 1, 100000, &iters); break;
+        case 'R': bad = wb_parse_int(optarg, 1, 1 << 24, &rows); break;
+        case 'C': bad = wb_parse_int(optarg, 1, 1 << 20, &cols); break;
+        case 'i': bad = wb_parse_int(optarg, 1, 100000, &iters); break;
         case 'F': flush = FLUSH_NONE; bench_only = 1; break;
         case 'I':
             bad = kernel_bench_parse_impls(optarg, impl_ids, (int)(sizeof impl_ids / sizeof impl_ids[0]), &n_impls);

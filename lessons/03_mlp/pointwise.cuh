@@ -79,7 +79,4 @@ int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, 
 /* cudaFuncGetAttributes of gelu_mul_kernel (kernel_bench.cu reports its registers). */
 cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr);
 
-/* Rounds host[0..n) to bf16 in place and copies the bf16 values to dst. */
-int upload_bf16(bf16 *dst, float *host, size_t n);
-
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "wb_activations.h"
+#include "wb_args.h"
 #include "wb_bf16.h"
 
 Test(gelu_tanh, known_values) {
@@ -71,4 +72,19 @@ Test(bf16, encode_rounds_in_place) {
     float back[3];
     wb_bf16_decode(back, bits, 3);
     for (int i = 0; i < 3; i++) cr_expect(back[i] == x[i]);
+}
+
+/* ---- command-line numbers (common/wb_args.c): what every lesson's flags go through ---------- */
+
+Test(lesson_args, parses_numbers_in_range_only) {
+    int v = -7;
+    cr_assert_eq(wb_parse_int("64", 1, 16384, &v), 0);
+    cr_assert_eq(v, 64);
+    cr_assert_eq(wb_parse_int("16384", 1, 16384, &v), 0, "the upper bound is included");
+    cr_assert_eq(v, 16384);
+    v = -7;
+    const char *bad[] = {"", "0", "16385", "12x", "x12", "1e3", "-5", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_eq(wb_parse_int(bad[i], 1, 16384, &v), -1, "accepted '%s'", bad[i]);
+    cr_assert_eq(v, -7, "a rejected value leaves the output alone");
 }
