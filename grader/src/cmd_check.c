@@ -17,6 +17,7 @@
 #include "course.h"
 #include "device.h"
 #include "grade.h"
+#include "learner_files.h"
 #include "lesson.h"
 #include "lesson_ref.h"
 #include "paths.h"
@@ -41,7 +42,8 @@ const char CHECK_USAGE[] =
     "trace. LESSON is a lesson folder, name or number (lessons/03_mlp, 03_mlp, 3); without it, the\n"
     "next lesson you have not graded yet.\n"
     "\n"
-    "  --predictions FILE  your predictions (default: the lesson's predictions.yaml)\n"
+    "  --predictions FILE  your predictions (default: the lesson's predictions.yaml, made from its\n"
+    "                      predictions.template.yaml on first use)\n"
     "  --variant NAME      only this variant's predictions (and runs)\n"
     "  --replay [TRACE]    grade a recording instead of a live run: TRACE, or the lesson's recording\n"
     "                      for this GPU, else its newest one. Automatic where no CUDA device exists.\n"
@@ -370,9 +372,14 @@ static int run_check(const check_options *o, wb_error *err) {
 
     char predictions_path[4096];
     if (o->predictions) snprintf(predictions_path, sizeof predictions_path, "%s", o->predictions);
-    else snprintf(predictions_path, sizeof predictions_path, "%s/predictions.yaml", lesson_dir);
+    else wb_learner_predictions_path(lesson_dir, predictions_path, sizeof predictions_path);
 
     if (!o->reveal) {
+        int created = 0;
+        if (!o->predictions && (rc = wb_learner_predictions(lesson_dir, predictions_path, sizeof predictions_path, &created, err)))
+            goto out;
+        if (created && !json) fprintf(stderr, "Made your predictions file %s from the lesson's template (git ignores it).\n",
+                                      predictions_path);
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (wb_predictions_open(&preds) > 0) {

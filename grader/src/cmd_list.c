@@ -8,6 +8,7 @@
 #include "course.h"
 #include "course_status.h"
 #include "hints.h"
+#include "learner_files.h"
 #include "lesson.h"
 #include "lesson_ref.h"
 #include "paths.h"
@@ -65,10 +66,13 @@ static void score_text(const wb_lesson_status *s, char *buf, size_t cap) {
     case WB_STATE_PREDICTED: snprintf(buf, cap, "ready to check"); break;
     case WB_STATE_REVEALED: snprintf(buf, cap, "trace seen before predicting"); break;
     case WB_STATE_NOT_STARTED:
-        if (s->facts < 0 && !s->note[0]) snprintf(buf, cap, "no predictions.yaml");
+        if (s->facts < 0 && !s->note[0]) snprintf(buf, cap, "no predictions template");
         break;
     case WB_STATE_BROKEN: snprintf(buf, cap, "%s", s->note); break;
     }
+    if (s->first_total >= 0 && (s->state == WB_STATE_NOT_STARTED || s->state == WB_STATE_IN_PROGRESS || s->state == WB_STATE_PREDICTED))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%sstarted again; first try %ld/%ld kept", buf[0] ? ", " : "",
+                 s->first_right, s->first_total);
     if (s->hints_shown > 0) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%ld hint%s", buf[0] ? ", " : "", s->hints_shown,
                                      s->hints_shown == 1 ? "" : "s");
 }
@@ -179,10 +183,9 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
     json_t *entry = wb_progress_lesson(progress, l.lesson);
 
     char path[4200];
-    snprintf(path, sizeof path, "%s/predictions.yaml", l.dir);
     wb_prediction_set p;
     wb_error perr = {0};
-    int have_p = wb_file_exists(path) && wb_predictions_load(path, &p, &perr) == 0;
+    int have_p = wb_predictions_to_read(l.dir, path, sizeof path) == 0 && wb_predictions_load(path, &p, &perr) == 0;
 
     const wb_question *q = NULL;
     if (question_id) {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "course.h"
 #include "lesson.h"
+#include "learner_files.h"
 #include "lesson_ref.h"
 #include "new_lesson.h"
 #include "paths.h"
@@ -22,7 +23,7 @@ const char NEW_USAGE[] =
     "usage: grader new NAME [--number NN] [--title TEXT]\n"
     "\n"
     "Creates lessons/NN_NAME/ for a new lesson: main.cu (a program skeleton with NVTX ranges and a\n"
-    "profiled window), CMakeLists.txt, lesson.yaml, predictions.yaml (the template made from it)\n"
+    "profiled window), CMakeLists.txt, lesson.yaml, predictions.template.yaml (made from it)\n"
     "and a README.md outline, plus expectations/NN_NAME.yaml, an answer key with no answers yet,\n"
     "marked unverified. NN is the next free number unless NAME starts with one (05_attention) or\n"
     "--number gives it. The build picks the folder up by itself (lessons/CMakeLists.txt globs NN_*\n"
@@ -38,10 +39,10 @@ const char TEMPLATE_USAGE[] =
     "\n"
     "Prints the predictions template made from the lesson's lesson.yaml: every question as a\n"
     "prediction with each asked value ~ and the question as a comment above it. grader lint checks\n"
-    "the shipped predictions.yaml against the same rules. LESSON is a lesson folder, name or number.\n"
+    "the shipped predictions.template.yaml against the same rules (learners answer in a copy of it,\n"
+    "predictions.yaml, that grader check makes). LESSON is a lesson folder, name or number.\n"
     "\n"
-    "  --write  write it to LESSON/predictions.yaml (refused when that file exists: it may hold a\n"
-    "           learner's predictions)\n"
+    "  --write  write it to LESSON/predictions.template.yaml (refused when that file exists)\n"
     "\n"
     "exit: 0 printed or written, 2 bad usage or input\n";
 
@@ -81,12 +82,12 @@ int cmd_new(int argc, char **argv) {
     }
     char lesson[256], path[512];
     wb_lesson_dir_name(dir, lesson, sizeof lesson);
-    int w = (int)strlen(lesson) + 26; /* "lessons/NAME/predictions.yaml" */
+    int w = (int)strlen(lesson) + 35; /* "lessons/NAME/predictions.template.yaml" */
     static const struct { const char *file, *what; } files[] = {
         {"main.cu", "program skeleton: replace the computation, keep the structure"},
         {"CMakeLists.txt", "builds the program (wb_add_lesson)"},
         {"lesson.yaml", "variants, NVTX ranges, questions and hints"},
-        {"predictions.yaml", "the predictions template (grader template remakes it from lesson.yaml)"},
+        {WB_TEMPLATE_FILE, "the predictions template (grader template remakes it from lesson.yaml)"},
         {"README.md", "the lesson text, with its <!-- reveal --> line"},
     };
     printf("Created lesson %s in %s:\n", lesson, root);
@@ -110,7 +111,7 @@ int cmd_new(int argc, char **argv) {
 
 int cmd_template(int argc, char **argv) {
     const char *lesson_arg = NULL; /* folder, name or number */
-    int write = 0;                 /* --write: into LESSON/predictions.yaml */
+    int write = 0;                 /* --write: into LESSON/predictions.template.yaml */
     for (int i = 1; i < argc; i++) {
         if (wb_cli_is_help(argv[i])) return fputs(TEMPLATE_USAGE, stdout), WB_EXIT_OK;
         if (!strcmp(argv[i], "--write")) write = 1;
@@ -135,12 +136,12 @@ int cmd_template(int argc, char **argv) {
         fputs(text, stdout);
     } else {
         char path[4200];
-        snprintf(path, sizeof path, "%s/predictions.yaml", l.dir);
-        FILE *f = fopen(path, "wx"); /* never replaces a file: it may hold a learner's predictions */
+        wb_template_path(l.dir, path, sizeof path);
+        FILE *f = fopen(path, "wx"); /* never replaces a file: it may hold an instructor's edits */
         if (!f) {
             fprintf(stderr, "grader template: %s: %s\n", path,
-                    errno == EEXIST ? "exists already; remove it first (it may hold predictions) or print the template "
-                                      "without --write" : strerror(errno));
+                    errno == EEXIST ? "exists already; remove it first or print the template without --write"
+                                    : strerror(errno));
             rc = WB_EXIT_INPUT;
         } else {
             size_t n = strlen(text);

@@ -1,5 +1,6 @@
 /* course_status.c: see course_status.h. */
 #include "course_status.h"
+#include "learner_files.h"
 #include "lesson.h"
 #include "predictions.h"
 #include "progress.h"
@@ -52,10 +53,9 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
 
     /* the predictions file as it is now */
     char path[4200], hash[64] = "";
-    snprintf(path, sizeof path, "%s/predictions.yaml", lesson_dir);
     wb_prediction_set p;
     wb_error perr = {0};
-    int have_file = wb_hash_file(path, hash, sizeof hash) == 0;
+    int have_file = wb_predictions_to_read(lesson_dir, path, sizeof path) == 0 && wb_hash_file(path, hash, sizeof hash) == 0;
     if (have_file && wb_predictions_load(path, &p, &perr) == 0) {
         s->facts = 0;
         for (size_t i = 0; i < p.n; i++) s->facts += (long)p.items[i].n_facts;
@@ -84,6 +84,10 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
         s->state = changed ? WB_STATE_REGRADED : WB_STATE_GRADED;
         s->edited_since_grading = have_file && last_hash && strcmp(hash, last_hash) != 0;
         return;
+    }
+    if (state && !strcmp(state, "reset")) { /* started again: the file says where, the first try stays */
+        s->first_right = get_long(entry, "first_right");
+        s->first_total = get_long(entry, "first_total");
     }
     if (state && !strcmp(state, "revealed")) {
         s->state = WB_STATE_REVEALED;

@@ -28,7 +28,7 @@ typedef struct {
     char dir[4096];
     wb_lesson_state state;
     long right, total;             /* latest grading; -1 when never graded */
-    long first_right, first_total; /* first grading; -1 when never graded */
+    long first_right, first_total; /* first grading; -1 when never graded (kept after grader reset) */
     long attempts;
     int revealed_first;            /* the trace was shown before any grading: no first try */
     int edited_since_grading;      /* the file differs from the one last graded */

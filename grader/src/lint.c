@@ -10,6 +10,7 @@
 #include "capture.h"
 #include "facts.h"
 #include "grade.h"
+#include "learner_files.h"
 #include "lesson.h"
 #include "paths.h"
 #include "predictions.h"
@@ -197,10 +198,10 @@ static void check_readme(wb_lint_report *r, const wb_lesson *l) {
 
 static void check_template(wb_lint_report *r, const wb_lesson *l) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/predictions.yaml", l->dir);
+    wb_template_path(l->dir, path, sizeof path);
     if (!wb_file_exists(path)) {
-        add(r, WB_LINT_ERROR, "template-missing", path, 0, "no predictions template; make it with: grader template %s > %s",
-            l->dir, path);
+        add(r, WB_LINT_ERROR, "template-missing", path, 0, "no predictions template; make it with: grader template %s --write",
+            l->dir);
         return;
     }
     wb_prediction_set p;
@@ -214,7 +215,8 @@ static void check_template(wb_lint_report *r, const wb_lesson *l) {
     for (size_t i = 0; i < n && i < 64; i++)
         add(r, WB_LINT_ERROR, "template", path, issues[i].line, "%s", issues[i].message);
     if (n > 64) add(r, WB_LINT_ERROR, "template", path, 0, "... and %zu more differences", n - 64);
-    if (n) add(r, WB_LINT_ERROR, "template", path, 0, "remake it from lesson.yaml: grader template %s > %s", l->dir, path);
+    if (n) add(r, WB_LINT_ERROR, "template", path, 0, "remake it from lesson.yaml: grader template %s > %s (a learner's "
+                   "answers live in predictions.yaml beside it, never here)", l->dir, path);
     wb_predictions_free(&p);
 }
 

@@ -4,7 +4,8 @@
  *
  *   lesson.yaml        readable; no TODO left in its title and questions; each fact asked once;
  *                      its binary is the one CMakeLists.txt builds
- *   predictions.yaml   the template: exactly lesson.yaml's questions, every value ~ (template.h)
+ *   predictions.template.yaml   the template: exactly lesson.yaml's questions, every value ~
+ *                      (template.h); the learner's predictions.yaml beside it is never read
  *   answer key         readable, for this lesson; at least one verified architecture; every
  *                      question and asked fact answered for each verified one (warnings for
  *                      unverified ones); an explanation for every question, none left TODO

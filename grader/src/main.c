@@ -14,6 +14,7 @@ static const wb_command COMMANDS[] = {
     {"verify", cmd_verify, "check a lesson's answer key against a live capture or its recording", VERIFY_USAGE},
     {"record", cmd_record, "remake a lesson's recording on this GPU (traces/sm_NN.json)", RECORD_USAGE},
     {"list", cmd_list, "the lessons in course order, with your progress and scores", LIST_USAGE},
+    {"reset", cmd_reset, "start a lesson again from its template (your predictions kept as a backup)", RESET_USAGE},
     {"hint", cmd_hint, "the next hint for a lesson's question, one at a time", HINT_USAGE},
     {"explain", cmd_explain, "decode a kernel name: library, tiles, types, layout, epilogue", EXPLAIN_USAGE},
     {"diff", cmd_diff, "what changed between two captures (variants, lessons or GPUs)", DIFF_USAGE},

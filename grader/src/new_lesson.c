@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "new_lesson.h"
+#include "learner_files.h"
 #include "lesson.h"
 #include "paths.h"
 #include "template.h"
@@ -251,7 +252,7 @@ static const char LESSON_YAML[] =
     "# Lesson @LESSON@, made by `grader new`. docs/lesson-format.md describes every key;\n"
     "# `grader lint lessons/@LESSON@` checks this file against the predictions template, the answer\n"
     "# key and the recordings. After editing the questions, remake the template with\n"
-    "# `grader template lessons/@LESSON@ > lessons/@LESSON@/predictions.yaml`.\n"
+    "# `grader template lessons/@LESSON@ > lessons/@LESSON@/predictions.template.yaml`.\n"
     "lesson: @LESSON@\n"
     "title: @TITLE_YAML@\n"
     "binary: @BINARY@\n"
@@ -283,8 +284,10 @@ static const char README_MD[] =
     "\n"
     "## Predict\n"
     "\n"
-    "Read `main.cu`, then open `predictions.yaml` and replace every `~` with what you expect the\n"
-    "program to launch (the comment above each prediction is its question). Then check:\n"
+    "Read `main.cu`, then write down what you expect the program to launch. `grader check` asks each\n"
+    "question on the terminal and keeps your answers in `predictions.yaml` (made from the lesson's\n"
+    "`predictions.template.yaml`, which git tracks; yours it ignores). You may also edit that file by\n"
+    "hand: replace every `~`, the comment above each prediction is its question. Then it grades them:\n"
     "\n"
     "    grader check lessons/@LESSON@\n"
     "\n"
@@ -478,7 +481,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     wb_lesson l;
     if (!rc && !(rc = wb_lesson_load(dir, &l, err))) {
         char *text = wb_predictions_template(&l);
-        snprintf(written[n_written], sizeof written[0], "%s/predictions.yaml", dir);
+        wb_template_path(dir, written[n_written], sizeof written[0]);
         rc = text ? write_new(written[n_written], text, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
         if (!rc) n_written++;
         free(text);

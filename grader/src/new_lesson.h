@@ -8,7 +8,7 @@
  *   lessons/NN_name/CMakeLists.txt   wb_add_lesson(lesson_NN_name SOURCES main.cu); lessons/
  *                                    CMakeLists.txt globs NN_* folders, so the build picks it up
  *   lessons/NN_name/lesson.yaml      one variant, its ranges, one question
- *   lessons/NN_name/predictions.yaml the template made from lesson.yaml (template.h)
+ *   lessons/NN_name/predictions.template.yaml  the template made from lesson.yaml (template.h)
  *   lessons/NN_name/README.md        outline with the <!-- reveal --> line
  *   expectations/NN_name.yaml        an answer key with no answers yet, marked unverified
  *

@@ -78,6 +78,20 @@ int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t r
     return rc;
 }
 
+int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error *err) {
+    json_t *progress;
+    if (wb_progress_load(state_dir, &progress, err)) return err->code;
+    json_t *e = wb_progress_lesson(progress, lesson);
+    char now[32];
+    wb_utc_now(now, sizeof now, NULL, 0);
+    json_object_set_new(e, "state", json_string("reset"));
+    json_object_set_new(e, "reset_at", json_string(now));
+    json_object_set_new(e, "resets", json_integer(get_int(e, "resets") + 1));
+    int rc = wb_progress_save(state_dir, progress, err);
+    json_decref(progress);
+    return rc;
+}
+
 int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;

@@ -9,7 +9,8 @@
  *                                  "source": "live", "revealed_without_predictions": false}}}
  *
  * States: "predicted" (a complete predictions file was seen but not graded), "graded",
- * "revealed" (the trace was shown with --reveal before any grading).
+ * "revealed" (the trace was shown with --reveal before any grading), "reset" (`grader reset`
+ * started the lesson again: the scores stay, the first try above all, and "resets" counts them).
  */
 #ifndef WB_PROGRESS_H
 #define WB_PROGRESS_H
@@ -29,6 +30,8 @@ json_t *wb_progress_lesson(json_t *progress, const char *lesson);
 /* A grading: keeps the first score, counts attempts, records the predictions' hash. */
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err);
+/* `grader reset`: the lesson starts again from its template; scores and reveals are kept. */
+int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error *err);
 /* A reveal without predictions (--reveal). */
 int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, wb_error *err);
 

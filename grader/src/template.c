@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "template.h"
+#include "learner_files.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,7 +102,8 @@ char *wb_predictions_template(const wb_lesson *l) {
     buffer b = {0};
     char q[1024];
     put(&b, "# Predictions for lesson %s: %s\n", l->lesson, l->title);
-    put(&b, "# Replace every ~ with a whole number (your prediction), then run: grader check lessons/%s\n", l->lesson);
+    put(&b, "# Your copy is predictions.yaml (grader check makes it from %s; git ignores it).\n", WB_TEMPLATE_FILE);
+    put(&b, "# Replace every ~ there with a whole number (your prediction), then run: grader check lessons/%s\n", l->lesson);
     put(&b, "# Stuck? grader hint %s shows the lesson's hints, one at a time.\n", l->lesson);
     put(&b, "lesson: %s\n", wb_yaml_quote(l->lesson, q, sizeof q));
     put(&b, "predictions:\n");

@@ -3,8 +3,8 @@
  *
  * Every question becomes one prediction with its id, variant and range and each asked fact set
  * to ~, the question's text above it as a comment. `grader new` writes it, `grader template`
- * prints it, and `grader lint` checks the shipped predictions.yaml against the same rules with
- * wb_template_compare, so a template can never drift from its lesson.yaml.
+ * prints it, and `grader lint` checks the shipped predictions.template.yaml against the same
+ * rules with wb_template_compare, so a template can never drift from its lesson.yaml.
  */
 #ifndef WB_TEMPLATE_H
 #define WB_TEMPLATE_H

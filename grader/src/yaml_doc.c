@@ -18,7 +18,7 @@ static int read_whole_file(const char *path, const char *what, char **text, size
     if (!f) {
         if (errno == ENOENT)
             return wb_fail(err, WB_EXIT_INPUT, "%s: no such %s. Check the path%s", path, what,
-                           strstr(what, "prediction") ? ", or copy the lesson's template predictions.yaml" : "");
+                           strstr(what, "prediction") ? ", or copy the lesson's predictions.template.yaml" : "");
         return wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
     }
     char *buf = malloc(WB_YAML_MAX_BYTES + 2);

@@ -149,7 +149,7 @@ static const char FIXTURE_KEY[] =
     "  memset: \"A memset is a GPU operation of its own, not a kernel.\"\n"
     "  gemm: \"cuBLAS runs one nvjet kernel.\"\n";
 
-/* Builds ROOT/lessons/00_probe (lesson.yaml, predictions.yaml, README.md, CMakeLists.txt,
+/* Builds ROOT/lessons/00_probe (lesson.yaml, predictions.template.yaml, README.md, CMakeLists.txt,
  * traces/sm_90.json) and ROOT/expectations/00_probe.yaml: a lesson grader lint finds clean. */
 static inline void fixture_probe_course(const char *root) {
     char dir[4200], path[4400], rec_path[4200];
@@ -197,7 +197,7 @@ static inline void fixture_probe_course(const char *root) {
     wb_lesson l;
     cr_assert_eq(wb_lesson_load(dir, &l, &err), 0, "%s", err.message);
     char *tmpl = wb_predictions_template(&l);
-    snprintf(path, sizeof path, "%s/predictions.yaml", dir);
+    snprintf(path, sizeof path, "%s/predictions.template.yaml", dir);
     fixture_write(path, tmpl);
     free(tmpl);
     wb_lesson_free(&l);

@@ -6,9 +6,11 @@
  */
 #include "course_fixture.h"
 #include "course_status.h"
+#include "learner_files.h"
 #include "progress.h"
 
 #include <criterion/criterion.h>
+#include <unistd.h>
 
 static char root[4200], dir[4400], state[4400], preds[4600];
 
@@ -18,7 +20,11 @@ static void setup(void) {
     snprintf(dir, sizeof dir, "%s/lessons/00_probe", root);
     snprintf(state, sizeof state, "%s/.workbench", root);
     fixture_mkdir(state);
-    snprintf(preds, sizeof preds, "%s/predictions.yaml", dir);
+    /* the learner's file as grader check makes it on first use */
+    int created = 0;
+    wb_error err = {0};
+    cr_assert_eq(wb_learner_predictions(dir, preds, sizeof preds, &created, &err), 0, "%s", err.message);
+    cr_assert(created);
 }
 
 static void teardown(void) { fixture_remove(root); }
@@ -67,8 +73,22 @@ Test(course_status, template_is_not_started) {
     cr_expect_eq(s.right, -1);
 }
 
-Test(course_status, no_predictions_file_is_not_started) {
+/* Before the first check only the template exists: it is read, nothing is made. */
+Test(course_status, template_alone_is_not_started) {
     cr_assert_eq(remove(preds), 0);
+    wb_lesson_status s;
+    status(&s);
+    cr_expect_eq(s.state, WB_STATE_NOT_STARTED);
+    cr_expect(s.facts > 0, "the template's questions are counted");
+    cr_expect_eq(s.filled, 0);
+    cr_expect(access(preds, F_OK) != 0, "reading the status made the learner's file");
+}
+
+Test(course_status, no_predictions_file_is_not_started) {
+    char tmpl[4600];
+    cr_assert_eq(remove(preds), 0);
+    wb_template_path(dir, tmpl, sizeof tmpl);
+    cr_assert_eq(remove(tmpl), 0);
     wb_lesson_status s;
     status(&s);
     cr_expect_eq(s.state, WB_STATE_NOT_STARTED);

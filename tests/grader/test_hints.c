@@ -5,6 +5,7 @@
  */
 #include "course_fixture.h"
 #include "hints.h"
+#include "learner_files.h"
 #include "progress.h"
 
 #include <criterion/criterion.h>
@@ -76,7 +77,9 @@ Test(hints, pick_without_predictions_is_the_first_with_hints) {
 
 Test(hints, pick_prefers_questions_still_open) {
     char path[4600];
-    snprintf(path, sizeof path, "%s/predictions.yaml", dir);
+    int created = 0;
+    wb_error made = {0};
+    cr_assert_eq(wb_learner_predictions(dir, path, sizeof path, &created, &made), 0, "%s", made.message);
     /* two-kernels answered, memset still open */
     fixture_replace(path, "    kernels: ~\n", "    kernels: 2\n");
     fixture_replace(path, "      wb_probe_scale: ~\n", "      wb_probe_scale: 2\n");

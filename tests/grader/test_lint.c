@@ -14,7 +14,7 @@ static void setup(void) {
     fixture_probe_course(root);
     snprintf(dir, sizeof dir, "%s/lessons/00_probe", root);
     snprintf(yaml, sizeof yaml, "%s/lesson.yaml", dir);
-    snprintf(preds, sizeof preds, "%s/predictions.yaml", dir);
+    snprintf(preds, sizeof preds, "%s/predictions.template.yaml", dir);
     snprintf(key, sizeof key, "%s/expectations/00_probe.yaml", root);
     snprintf(readme, sizeof readme, "%s/README.md", dir);
     snprintf(cmake, sizeof cmake, "%s/CMakeLists.txt", dir);

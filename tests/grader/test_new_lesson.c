@@ -47,7 +47,7 @@ Test(new_lesson, makes_a_lesson_the_grader_reads) {
     cr_assert_eq(create("attention", -1, "softmax(Q K^T) V: \"how many kernels?\"", dir, sizeof dir, &err), 0, "%s", err.message);
     snprintf(path, sizeof path, "%s/lessons/04_attention", root);
     cr_expect_str_eq(dir, path);
-    static const char *const files[] = {"main.cu", "CMakeLists.txt", "lesson.yaml", "predictions.yaml", "README.md"};
+    static const char *const files[] = {"main.cu", "CMakeLists.txt", "lesson.yaml", "predictions.template.yaml", "README.md"};
     for (size_t i = 0; i < 5; i++) cr_expect(exists("%s/lessons/04_attention/%s", files[i]), "%s missing", files[i]);
 
     wb_lesson l;
@@ -59,7 +59,7 @@ Test(new_lesson, makes_a_lesson_the_grader_reads) {
 
     /* the template is the lesson's */
     wb_prediction_set p;
-    snprintf(path, sizeof path, "%s/predictions.yaml", dir);
+    snprintf(path, sizeof path, "%s/predictions.template.yaml", dir);
     cr_assert_eq(wb_predictions_load(path, &p, &err), 0, "%s", err.message);
     cr_expect_eq(wb_template_compare(&l, &p, NULL, 0), 0);
     wb_predictions_free(&p);

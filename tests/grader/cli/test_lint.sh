@@ -21,8 +21,8 @@ check_break() { # what, file, sed expression, expected text
     contains "$out" "$4" "$1"
     cp "$WORK/saved" "$2"
 }
-check_break "a template value filled" $L/predictions.yaml '0,/gemms: ~/s//gemms: 1/' "$L/predictions.yaml:"
-check_break "a template value filled" $L/predictions.yaml '0,/gemms: ~/s//gemms: 1/' "a template ships every value as ~ [template]"
+check_break "a template value filled" $L/predictions.template.yaml '0,/gemms: ~/s//gemms: 1/' "$L/predictions.template.yaml:"
+check_break "a template value filled" $L/predictions.template.yaml '0,/gemms: ~/s//gemms: 1/' "a template ships every value as ~ [template]"
 check_break "a range the program never emits" $L/lesson.yaml 's/^ranges: \[/ranges: [bogus, /' "range 'bogus' is listed"
 check_break "a range the program never emits" $L/lesson.yaml 's/^ranges: \[/ranges: [bogus, /' "[range-not-emitted]"
 check_break "a range that is not listed" $L/lesson.yaml 's/, empty//; s/empty, //' "[range-not-listed]"

@@ -14,6 +14,15 @@ contains "$out" "01_two" "lists the lessons"
     fail "course order is the NN prefix"
 contains "$out" "not started" "fresh lessons are not started"
 contains "$out" "Next: grader check lessons/00_probe" "suggests the first lesson"
+[ -e $P ] && fail "grader list made the learner's predictions file"
+
+# the first check makes the learner's file from the template (not on a terminal: lists what is open)
+out=$("$GRADER" check lessons/00_probe </dev/null 2>&1); rc=$?
+expect_rc 2 $rc "first check with every value open"
+contains "$out" "Made your predictions file" "says it made the learner's file"
+cmp -s $P lessons/00_probe/predictions.template.yaml || fail "the learner's file is a copy of the template"
+out=$("$GRADER" list 2>&1)
+contains "$out" "not started" "a fresh copy of the template is not started"
 
 sed -i '0,/gemms: ~/s//gemms: 1/' $P
 out=$("$GRADER" list 2>&1)

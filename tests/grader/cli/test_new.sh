@@ -9,7 +9,7 @@ cd "$WORK"
 out=$("$GRADER" new attention --title "softmax(Q K^T) V: how many kernels?" 2>&1); rc=$?
 expect_rc 0 $rc "grader new"
 L=lessons/02_attention
-for f in main.cu CMakeLists.txt lesson.yaml predictions.yaml README.md; do
+for f in main.cu CMakeLists.txt lesson.yaml predictions.template.yaml README.md; do
     [ -f $L/$f ] || fail "$L/$f missing"
     contains "$out" "$L/$f" "lists $f"
 done
@@ -23,7 +23,7 @@ grep -q "wb_steps_measure" $L/main.cu && grep -q 'nvtxRangePushA("axpy")' $L/mai
 out=$("$GRADER" list 2>&1)
 contains "$out" "02_attention" "listed"
 contains "$out" "softmax(Q K^T) V: how many kernels?" "with its title"
-diff <("$GRADER" template 02_attention) $L/predictions.yaml >/dev/null || fail "predictions.yaml is grader template's output"
+diff <("$GRADER" template 02_attention) $L/predictions.template.yaml >/dev/null || fail "predictions.template.yaml is grader template's output"
 
 # lint: unfinished (no answers, no recording, explanation TODO), nothing else
 out=$("$GRADER" lint 02_attention 2>&1); rc=$?
@@ -55,9 +55,9 @@ contains "$out" "[lesson-todo]" "a default title is a TODO lint reports"
 out=$("$GRADER" template 02_attention --write 2>&1); rc=$?
 expect_rc 2 $rc "template --write over a file"
 contains "$out" "exists already" "says so"
-rm $L/predictions.yaml
+rm $L/predictions.template.yaml
 "$GRADER" template 02_attention --write >/dev/null 2>&1; expect_rc 0 $? "template --write"
-[ -f $L/predictions.yaml ] || fail "template --write wrote nothing"
+[ -f $L/predictions.template.yaml ] || fail "template --write wrote nothing"
 "$GRADER" template >/dev/null 2>&1; expect_rc 2 $? "template without a lesson"
 "$GRADER" template 99_none >/dev/null 2>&1; expect_rc 2 $? "template of no lesson"
 
