@@ -109,7 +109,8 @@ static void take_kernel(const wb_cupti_kernel *k) {
 
 static void take_memcpy(const wb_cupti_memcpy *m) {
     wb_rec_memcpy r = {
-        .copy_kind = m->copyKind, .bytes = m->bytes, .stream_id = m->streamId,
+        .copy_kind = m->copyKind, .src_kind = m->srcKind, .dst_kind = m->dstKind,
+        .async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0, .bytes = m->bytes, .stream_id = m->streamId,
         .device_id = m->deviceId, .start = m->start, .end = m->end,
         .correlation_id = m->correlationId, .graph_id = m->graphId,
     };

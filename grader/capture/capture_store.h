@@ -38,6 +38,8 @@ typedef struct {
 
 typedef struct {
     uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
+    uint8_t src_kind, dst_kind; /* CUpti_ActivityMemoryKind: pageable, pinned, device, ... */
+    uint8_t async;           /* CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC: issued by an async API call */
     uint64_t bytes;
     uint32_t stream_id, device_id;
     uint64_t start, end;

@@ -200,12 +200,29 @@ static const char *copy_kind_name(uint8_t kind) {
     }
 }
 
+/* Where a copy's source or destination lives. "pageable" host memory makes the driver stage the
+ * copy through a pinned buffer of its own, which is what keeps an "async" copy from overlapping. */
+static const char *memory_kind_name(uint8_t kind) {
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device_static";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed_static";
+    default: return "unknown";
+    }
+}
+
 static json_t *memcpys_json(const wb_store *s) {
     json_t *arr = json_array();
     for (size_t i = 0; i < s->n_memcpys; i++) {
         const wb_rec_memcpy *m = &s->memcpys[i];
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I}",
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:I, s:i, s:i, s:I, s:I, s:I, s:I}",
                                              "kind", copy_kind_name(m->copy_kind),
+                                             "src_kind", memory_kind_name(m->src_kind),
+                                             "dst_kind", memory_kind_name(m->dst_kind), "async", (int)m->async,
                                              "bytes", (json_int_t)m->bytes, "device", (int)m->device_id,
                                              "stream", (int)m->stream_id, "start", (json_int_t)m->start,
                                              "end", (json_int_t)m->end,

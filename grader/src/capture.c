@@ -141,6 +141,13 @@ static int read_ops(reader *r, json_t *copies, json_t *sets, wb_capture *c) {
         if (is_copy) {
             const char *kind = json_string_value(json_object_get(o, "kind"));
             snprintf(op->copy_kind, sizeof op->copy_kind, "%s", kind ? kind : "?");
+            /* Absent from captures older than the fields: unknown, never an error. */
+            const char *src = json_string_value(json_object_get(o, "src_kind"));
+            const char *dst = json_string_value(json_object_get(o, "dst_kind"));
+            snprintf(op->src_kind, sizeof op->src_kind, "%s", src ? src : "");
+            snprintf(op->dst_kind, sizeof op->dst_kind, "%s", dst ? dst : "");
+            json_t *async = json_object_get(o, "async");
+            op->async = json_is_boolean(async) ? json_is_true(async) : -1;
         }
     }
     return 0;

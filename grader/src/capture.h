@@ -40,6 +40,8 @@ typedef enum { WB_GPU_MEMCPY, WB_GPU_MEMSET } wb_gpu_op_kind;
 typedef struct {
     wb_gpu_op_kind kind;
     char copy_kind[8];   /* memcpy: "HtoD", "DtoD", ... */
+    char src_kind[16], dst_kind[16]; /* memcpy: "pageable", "pinned", "device", ...; "" when unknown */
+    int async;           /* memcpy: 1 when an async API call issued it, 0 when not, -1 unknown */
     uint64_t bytes;
     uint32_t device, stream;
     uint64_t start, end;

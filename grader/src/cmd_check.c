@@ -167,6 +167,11 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
         else snprintf(buf, cap, "kernels in range '%s' whose name contains '%s'", p->range, f->key);
         break;
     case WB_FACT_API_CALLS: snprintf(buf, cap, "calls to %s made in range '%s'", f->key, p->range); break;
+    case WB_FACT_STREAMS: snprintf(buf, cap, "distinct streams the GPU work of range '%s' ran on", p->range); break;
+    case WB_FACT_MEMCPYS_NAMED: snprintf(buf, cap, "memcpys in range '%s' that are '%s'", p->range, f->key); break;
+    case WB_FACT_OVERLAP_US:
+        snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once (within 25%%)", p->range);
+        break;
     }
 }
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "facts.h"
 #include "gemm_families.h"
+#include "overlap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,14 @@ long wb_count_fact(const wb_capture *c, const wb_occurrence *o, const wb_fact *f
     case WB_FACT_MEMCPYS:
         for (size_t i = 0; i < o->n_ops; i++) n += c->ops[o->ops[i]].kind == WB_GPU_MEMCPY;
         return n;
+    case WB_FACT_MEMCPYS_NAMED:
+        for (size_t i = 0; i < o->n_ops; i++) n += wb_memcpy_matches(&c->ops[o->ops[i]], f->key);
+        return n;
+    case WB_FACT_STREAMS: return wb_occurrence_streams(c, o);
+    case WB_FACT_OVERLAP_US: {
+        int64_t ns = wb_occurrence_overlap_ns(c, o);
+        return ns < 0 ? -1 : (long)((ns + 500) / 1000); /* whole microseconds, rounded */
+    }
     }
     return 0;
 }

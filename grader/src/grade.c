@@ -1,6 +1,7 @@
 /* grade.c: see grade.h. */
 #include "grade.h"
 #include "facts.h"
+#include "tolerance.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +71,14 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
                 g->per_occurrence[k] = wb_count_fact(&run->capture, &occ.items[k], f);
                 if (g->per_occurrence[k] != g->per_occurrence[0]) agree = 0;
             }
-            g->actual = agree ? g->per_occurrence[0] : -1;
-            g->right = agree && g->actual == g->predicted;
+            if (wb_fact_is_time(f->kind) && g->per_occurrence && occ.n > 0) {
+                /* times differ between occurrences by nature: the median one is graded */
+                g->actual = wb_median_long(g->per_occurrence, occ.n);
+                g->right = wb_within_tolerance(g->predicted, g->actual, WB_TIME_TOLERANCE);
+            } else {
+                g->actual = agree ? g->per_occurrence[0] : -1;
+                g->right = agree && g->actual == g->predicted;
+            }
             out->right += (size_t)g->right;
         }
         wb_occurrences_free(&occ);

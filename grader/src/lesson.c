@@ -60,12 +60,13 @@ static int read_string_list(wb_yaml *y, yaml_node_t *n, const char *what, int al
     return 0;
 }
 
-static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", NULL};
+static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", NULL};
 
 static int valid_fact_name(const char *f) {
     for (const char *const *w = FACT_WORDS; *w; w++)
         if (!strcmp(f, *w)) return 1;
-    return (!strncmp(f, "kernels_named.", 14) && f[14]) || (!strncmp(f, "api_calls.", 10) && f[10]);
+    return (!strncmp(f, "kernels_named.", 14) && f[14]) || (!strncmp(f, "api_calls.", 10) && f[10]) ||
+           (!strncmp(f, "memcpys_named.", 14) && f[14]);
 }
 
 static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
@@ -127,7 +128,7 @@ static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error 
         for (size_t j = 0; j < q->n_facts; j++)
             if (!valid_fact_name(q->facts[j]))
                 return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (kernels, gemms, memsets, memcpys, "
-                                                    "kernels_named.TEXT, api_calls.NAME)", q->id, q->facts[j]);
+                                                    "kernels_named.TEXT, api_calls.NAME, memcpys_named.WORDS, streams, overlap_us)", q->id, q->facts[j]);
         yaml_node_t *ask = wb_yaml_get(y, qn, "ask");
         if (wb_yaml_string(y, ask ? ask : qn, "a question's 'ask'", &q->ask, err)) return err->code;
         yaml_node_t *hints = wb_yaml_get(y, qn, "hints");

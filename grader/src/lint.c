@@ -473,6 +473,8 @@ static int lesson_view(const wb_lesson *l, const wb_prediction_set *answers, int
             const wb_fact *f = fact_labelled(a, q->facts[j]);
             if (!f) continue;
             p->facts[p->n_facts] = *f;
+            /* a time is right within a band, which an offset of one never leaves: double it too */
+            if (offset && wb_fact_is_time(f->kind)) p->facts[p->n_facts].predicted *= 2;
             p->facts[p->n_facts].predicted += offset;
             p->n_facts++;
         }

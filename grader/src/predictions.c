@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "predictions.h"
+#include "overlap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@
 
 static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
 static const char *const ITEM_KEYS[] = {"id", "variant", "range", "kernels", "gemms", "kernels_named",
-                                        "api_calls", "memsets", "memcpys", NULL};
+                                        "api_calls", "memsets", "memcpys", "memcpys_named", "streams",
+                                        "overlap_us", NULL};
 
 static void fact_free(wb_fact *f) {
     free(f->key);
@@ -88,6 +90,9 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_f
         if (!key || !*key) return wb_yaml_fail(err, y, k, "%s: a key is empty", what);
         if (kind == WB_FACT_API_CALLS && !is_api_name(key))
             return wb_yaml_fail(err, y, k, "%s: '%s' is not an API name (like cudaLaunchKernel)", what, key);
+        char why[256];
+        if (kind == WB_FACT_MEMCPYS_NAMED && wb_memcpy_key_check(key, why, sizeof why))
+            return wb_yaml_fail(err, y, k, "%s: %s", what, why);
         if (kind == WB_FACT_API_CALLS && has_version_suffix(key))
             return wb_yaml_fail(err, y, k, "%s: write the plain API name without its _vNNNN suffix, e.g. '%.*s'", what,
                                 (int)(strrchr(key, '_') - key), key);
@@ -129,7 +134,8 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
 
     /* Facts in a fixed order, so reports read the same whatever order the file uses. */
     static const struct { const char *key; wb_fact_kind kind; } counts[] = {
-        {"kernels", WB_FACT_KERNELS}, {"gemms", WB_FACT_GEMMS}, {"memsets", WB_FACT_MEMSETS}, {"memcpys", WB_FACT_MEMCPYS}};
+        {"kernels", WB_FACT_KERNELS}, {"gemms", WB_FACT_GEMMS}, {"memsets", WB_FACT_MEMSETS}, {"memcpys", WB_FACT_MEMCPYS},
+        {"streams", WB_FACT_STREAMS}, {"overlap_us", WB_FACT_OVERLAP_US}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         yaml_node_t *v = wb_yaml_get(y, item, counts[i].key);
         if (v && read_count_fact(y, v, p, counts[i].kind, NULL, counts[i].key, err)) return err->code;
@@ -138,9 +144,11 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
     if (named && read_keyed_facts(y, named, p, WB_FACT_KERNELS_NAMED, "kernels_named", err)) return err->code;
     yaml_node_t *api = wb_yaml_get(y, item, "api_calls");
     if (api && read_keyed_facts(y, api, p, WB_FACT_API_CALLS, "api_calls", err)) return err->code;
+    yaml_node_t *copies = wb_yaml_get(y, item, "memcpys_named");
+    if (copies && read_keyed_facts(y, copies, p, WB_FACT_MEMCPYS_NAMED, "memcpys_named", err)) return err->code;
     if (p->n_facts == 0)
         return wb_yaml_fail(err, y, item, "%s predicts nothing; add at least one of kernels, gemms, kernels_named, "
-                                          "api_calls, memsets, memcpys", what);
+                                          "api_calls, memsets, memcpys, memcpys_named, streams, overlap_us", what);
     return 0;
 }
 
@@ -195,6 +203,8 @@ int wb_predictions_load(const char *path, wb_prediction_set *out, wb_error *err)
     if (rc) wb_predictions_free(out);
     return rc;
 }
+
+int wb_fact_is_time(wb_fact_kind kind) { return kind == WB_FACT_OVERLAP_US; }
 
 size_t wb_predictions_open(const wb_prediction_set *s) {
     size_t n = 0;

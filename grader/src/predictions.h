@@ -13,6 +13,9 @@
  *       api_calls: {cudaLaunchKernel: 2}
  *       memsets: 2
  *       memcpys: 0
+ *       memcpys_named: {HtoD pageable: 8}  # copies by direction and memory (overlap.h)
+ *       streams: 3              # distinct streams of the range's GPU work
+ *       overlap_us: 400         # GPU time with two or more operations at once, within 25%
  */
 #ifndef WB_PREDICTIONS_H
 #define WB_PREDICTIONS_H
@@ -29,11 +32,19 @@ typedef enum {
     WB_FACT_MEMCPYS,
     WB_FACT_KERNELS_NAMED,
     WB_FACT_API_CALLS,
+    WB_FACT_STREAMS,       /* streams and overlap: overlap.h */
+    WB_FACT_MEMCPYS_NAMED,
+    WB_FACT_OVERLAP_US,    /* a time: graded within a tolerance (tolerance.h), not exactly */
 } wb_fact_kind;
+
+/* 1 for facts that are times in whole microseconds, graded on the median occurrence within a
+ * tolerance (tolerance.h) instead of exactly on every occurrence. */
+int wb_fact_is_time(wb_fact_kind kind);
 
 typedef struct {
     wb_fact_kind kind;
-    char *key;        /* kernels_named: the text or "re:regex"; api_calls: the API name; else NULL */
+    char *key;        /* kernels_named: the text or "re:regex"; api_calls: the API name;
+                         memcpys_named: the copy words; else NULL */
     char *label;      /* "kernels", "gemms", "kernels_named.gelu", "api_calls.cudaLaunchKernel" */
     int predicted;    /* -1 for ~ */
     int line, column; /* of the value, 1-based */

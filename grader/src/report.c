@@ -1,5 +1,6 @@
 /* report.c: see report.h. */
 #include "report.h"
+#include "tolerance.h"
 #include "term.h"
 
 #include <stdlib.h>
@@ -68,7 +69,10 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         }
         fprintf(f, "  %s%-5s%s  %-36s predicted %-5ld actual ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG",
                 wb_reset(f), x->fact->label, x->predicted);
-        if (x->actual >= 0) fprintf(f, "%ld", x->actual);
+        if (wb_fact_is_time(x->fact->kind) && x->actual >= 0)
+            fprintf(f, "%ld (median of %zu occurrence%s; right within %.0f%%)", x->actual, x->n_occurrences,
+                    x->n_occurrences == 1 ? "" : "s", 100 * WB_TIME_TOLERANCE);
+        else if (x->actual >= 0) fprintf(f, "%ld", x->actual);
         else print_occurrences(f, x);
         fputc('\n', f);
     }

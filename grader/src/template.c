@@ -107,7 +107,7 @@ char *wb_predictions_template(const wb_lesson *l) {
     put(&b, "# Stuck? grader hint %s shows the lesson's hints, one at a time.\n", l->lesson);
     put(&b, "lesson: %s\n", wb_yaml_quote(l->lesson, q, sizeof q));
     put(&b, "predictions:\n");
-    static const char *const counts[] = {"kernels", "gemms", "memsets", "memcpys", NULL};
+    static const char *const counts[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", NULL};
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *x = &l->questions[i];
         put(&b, "%s", i ? "\n" : "");
@@ -118,7 +118,7 @@ char *wb_predictions_template(const wb_lesson *l) {
         for (const char *const *c = counts; *c; c++)
             for (size_t j = 0; j < x->n_facts; j++)
                 if (!strcmp(x->facts[j], *c) && !seen_before(x->facts, j)) put(&b, "    %s: ~\n", *c);
-        static const char *const groups[] = {"kernels_named.", "api_calls.", NULL};
+        static const char *const groups[] = {"kernels_named.", "api_calls.", "memcpys_named.", NULL};
         for (const char *const *g = groups; *g; g++) {
             size_t glen = strlen(*g);
             int header = 0;

@@ -183,3 +183,32 @@ Test(capture_reader, rejects_corrupt_recordings) {
     cr_assert_eq(wb_recording_load("/nonexistent/sm_90.json", &rec, &err), WB_EXIT_INPUT);
     cr_assert(strstr(err.message, "/nonexistent/sm_90.json"));
 }
+
+/* A memcpy's memory kinds and async flag (CUPTI's srcKind, dstKind, flags) are read when present;
+ * captures written before they existed read as unknown, never as an error. */
+Test(capture_reader, reads_copy_memory_kinds_and_treats_old_captures_as_unknown) {
+    char *old = probe_capture_text();
+    char *new = replace_once(old, "{\"kind\":\"DtoD\",\"bytes\":4194304,",
+                             "{\"kind\":\"HtoD\",\"src_kind\":\"pageable\",\"dst_kind\":\"device\",\"async\":true,"
+                             "\"bytes\":4194304,");
+    wb_capture c;
+    wb_error err = {0};
+    cr_assert_eq(wb_capture_load_buffer("cap.json", new, strlen(new), &c, &err), 0, "%s", err.message);
+    const wb_gpu_op *first = NULL, *second = NULL;
+    for (size_t i = 0; i < c.n_ops; i++) {
+        if (c.ops[i].kind != WB_GPU_MEMCPY) continue;
+        if (!first) first = &c.ops[i];
+        else if (!second) second = &c.ops[i];
+    }
+    cr_assert_not_null(second);
+    cr_assert_str_eq(first->copy_kind, "HtoD");
+    cr_assert_str_eq(first->src_kind, "pageable");
+    cr_assert_str_eq(first->dst_kind, "device");
+    cr_assert_eq(first->async, 1);
+    cr_assert_str_eq(second->src_kind, "");
+    cr_assert_str_eq(second->dst_kind, "");
+    cr_assert_eq(second->async, -1);
+    wb_capture_free(&c);
+    free(new);
+    free(old);
+}

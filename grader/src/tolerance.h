@@ -1,0 +1,24 @@
+/*
+ * tolerance.h: how a time fact (overlap_us) is graded. Times vary run to run, so a time is right
+ * when it lies within a band around the prediction, not when it is equal; and a range that occurs
+ * several times is judged by its median occurrence, so that one slow step does not decide.
+ *
+ *     right  <=>  |median - predicted| <= tolerance * predicted      (tolerance 0.25 by default)
+ *
+ * A prediction of 0 is right when the median rounds to 0 us: "nothing overlaps" is a claim that
+ * can be checked exactly.
+ */
+#ifndef WB_TOLERANCE_H
+#define WB_TOLERANCE_H
+
+#include <stddef.h>
+
+#define WB_TIME_TOLERANCE 0.25 /* relative: 25% of the predicted value */
+
+int wb_within_tolerance(long predicted, long actual, double tolerance);
+
+/* The median of n >= 1 values (the lower middle one when n is even, so that it is a value that
+ * occurred); -1 when n is 0 or out of memory. */
+long wb_median_long(const long *values, size_t n);
+
+#endif
