@@ -14,6 +14,7 @@
 #include "answer_key.h"
 #include "chrome_trace.h"
 #include "commands.h"
+#include "consent.h"
 #include "course.h"
 #include "device.h"
 #include "grade.h"
@@ -28,7 +29,9 @@
 #include "summary.h"
 #include "term.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +178,7 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
     }
 }
 
-static void list_open(FILE *f, const wb_prediction_set *p) {
+static void list_open(FILE *f, const wb_prediction_set *p, int asked) {
     fprintf(f, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:\n", p->path,
             wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
     for (size_t i = 0; i < p->n; i++)
@@ -183,15 +186,30 @@ static void list_open(FILE *f, const wb_prediction_set *p) {
             const wb_fact *x = &p->items[i].facts[j];
             if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
         }
-    fprintf(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.\n");
+    if (asked) fprintf(f, "Run grader check again to answer them (you skipped them), or write a number in place of each ~.\n");
+    else fprintf(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.\n");
 }
 
+/* Ctrl-C (or the terminal closing) while the learner answers: stop asking and save what was typed
+ * so far. The handler only sets a flag; without SA_RESTART the pending read returns EINTR. */
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig) { interrupted = sig; }
+
 /* Asks each open fact on the terminal; writes the answers into the file. Returns 0 when the file
- * was updated (or nothing was answered), else an error code. */
+ * was updated (or nothing was answered), else an error code (after saving what was answered
+ * when the learner interrupted). */
 static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
     size_t n_open = wb_predictions_open(p), n = 0;
     wb_answer_edit *edits = calloc(n_open + 1, sizeof *edits);
     if (!edits) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     printf("%s%zu prediction%s still open in %s.%s Answer each with a whole number; Enter skips, q stops.\n", wb_bold(stdout),
            n_open, n_open == 1 ? " is" : "s are", p->path, wb_reset(stdout));
     int stop = 0;
@@ -215,7 +233,7 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
             for (;;) {
                 printf("  %s: %s? ", f->label, what);
                 fflush(stdout);
-                if (getline(&line, &cap, stdin) < 0) {
+                if (interrupted || getline(&line, &cap, stdin) < 0 || interrupted) {
                     stop = 1;
                     break;
                 }
@@ -244,8 +262,47 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
         rc = wb_predictions_fill(p->path, edits, n, backup, sizeof backup, err);
         if (!rc) printf("\nSaved %zu answer%s into %s (your previous file is kept as %s).\n", n, n == 1 ? "" : "s", p->path, backup);
     }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     free(edits);
+    if (!rc && interrupted) {
+        clearerr(stdin);
+        rc = wb_fail(err, WB_EXIT_INPUT, "interrupted: %s. Run grader check again to go on",
+                     n ? "the answers typed so far are saved (above)" : "nothing was answered yet, nothing changed");
+    }
     return rc;
+}
+
+/* ---- before the first grading ------------------------------------------------------------- */
+
+/* 1 when this check would be the first grading of what it grades: the lesson (with --variant:
+ * that variant) has no first score yet. */
+static int first_grading(const char *state, const char *lesson, const char *variant) {
+    json_t *progress = NULL;
+    wb_error ignored = {0};
+    if (wb_progress_load(state, &progress, &ignored)) return 0;
+    json_t *e = json_object_get(json_object_get(progress, "lessons"), lesson);
+    int first = !json_object_get(e, "first_total") &&
+                (!variant || !json_object_get(json_object_get(e, "first_by_variant"), variant));
+    json_decref(progress);
+    return first;
+}
+
+/* Shows the answers about to be graded and asks to go on: the first grading is the score, and
+ * it reveals the trace, so neither can be taken back. */
+static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
+    printf("\n%sYour answers%s, from %s:\n", wb_bold(stdout), wb_reset(stdout), p->path);
+    for (size_t i = 0; i < p->n; i++) {
+        const wb_prediction *q = &p->items[i];
+        const char *v = wb_prediction_variant(q, l);
+        printf("  %s (%s%s%s):", q->id, v ? v : "", v ? ", " : "", q->range);
+        for (size_t j = 0; j < q->n_facts; j++) printf("%s %s %d", j ? "," : "", q->facts[j].label, q->facts[j].predicted);
+        printf("\n");
+    }
+    fflush(stdout);
+    if (wb_confirm("Grade them now? Your first grading is your score, and the trace is shown after it")) return 0;
+    return wb_fail(err, WB_EXIT_INPUT, "not graded, nothing shown. Change %s if you like, then run grader check again", p->path);
 }
 
 /* ---- the variants a check needs ----------------------------------------------------------- */
@@ -345,6 +402,39 @@ static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_
     return rc;
 }
 
+/* ---- progress ---------------------------------------------------------------------------------- */
+
+/* Each variant's score in this grading (variants in order of first appearance). */
+static size_t scores_by_variant(const wb_grade *g, wb_variant_score *out, size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const char *v = g->facts[i].variant ? g->facts[i].variant : "";
+        size_t k = 0;
+        while (k < n && strcmp(out[k].variant, v)) k++;
+        if (k == n) {
+            if (n == cap) continue;
+            out[n++] = (wb_variant_score){v, 0, 0};
+        }
+        out[k].total++;
+        out[k].right += g->facts[i].right != 0;
+    }
+    return n;
+}
+
+/* 1 when the learner's predictions (file, else the lesson's predictions.yaml) exist with every
+ * value filled in: a reveal then comes before grading, not instead of predicting. */
+static int predictions_complete(const char *file, const char *lesson_dir) {
+    char path[4200];
+    if (file) snprintf(path, sizeof path, "%s", file);
+    else wb_learner_predictions_path(lesson_dir, path, sizeof path);
+    wb_prediction_set p;
+    wb_error ignored = {0};
+    if (!wb_file_exists(path) || wb_predictions_load(path, &p, &ignored)) return 0;
+    int complete = p.n > 0 && wb_predictions_open(&p) == 0;
+    wb_predictions_free(&p);
+    return complete;
+}
+
 /* ---- the command ---------------------------------------------------------------------------- */
 
 static int run_check(const check_options *o, wb_error *err) {
@@ -395,7 +485,7 @@ static int run_check(const check_options *o, wb_error *err) {
                 if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
             }
             if (wb_predictions_open(&preds) > 0) {
-                list_open(stderr, &preds);
+                list_open(stderr, &preds, !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
                 rc = WB_EXIT_INPUT;
                 goto out;
             }
@@ -408,6 +498,19 @@ static int run_check(const check_options *o, wb_error *err) {
             }
         } else {
             view = preds;
+        }
+        if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && first_grading(state, lesson.lesson, o->variant) &&
+            (rc = confirm_first_grading(&view, &lesson, err)))
+            goto out;
+    } else if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+        /* --reveal costs the first try: on a terminal, ask (elsewhere the option is the consent) */
+        char gate_state[4200];
+        int news = wb_reveal_is_news(lesson.lesson, lesson.dir, NULL, gate_state, sizeof gate_state, err);
+        if (news < 0) { rc = err->code; goto out; }
+        if (news && !wb_confirm("Show the trace before grading? Your progress records it, and a later score is then not a "
+                                "first try")) {
+            rc = wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict first: grader check %s", lesson.lesson);
+            goto out;
         }
     }
     size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
@@ -424,12 +527,17 @@ static int run_check(const check_options *o, wb_error *err) {
 
     out = json ? json_object() : NULL;
     if (o->reveal) {
+        int predicted = predictions_complete(o->predictions ? o->predictions : NULL, lesson.dir);
         if (json) json_object_set_new(out, "lesson", json_string(lesson.lesson)), json_object_set_new(out, "source", json_string(source)),
-            json_object_set_new(out, "revealed_without_predictions", json_true());
+            json_object_set_new(out, "revealed_without_predictions", json_boolean(!predicted)),
+            json_object_set_new(out, "revealed_before_grading", json_true());
+        else if (predicted)
+            printf("Lesson %s: revealed before your predictions were graded (recorded in your progress: a later score is not a "
+                   "first try)\n", lesson.lesson);
         else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
                     lesson.lesson);
         rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
-        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, err);
+        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
@@ -444,7 +552,9 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_hash_file(predictions_path, hash, sizeof hash);
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
         rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
-        if (!rc) rc = wb_progress_record_grade(state, lesson.lesson, grade.right, grade.n, hash, source, err);
+        wb_variant_score scores[64];
+        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
+        if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
         wb_grade_free(&grade);
         if (!rc) rc = graded_rc;
     }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "commands.h"
+#include "consent.h"
 #include "report.h"
 #include "term.h"
 #include "trace_diff.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 const char DIFF_USAGE[] =
-    "usage: grader diff A B [--format text|json]\n"
+    "usage: grader diff A B [--format text|json] [--reveal]\n"
     "\n"
     "Compares two captures: what changed in the profiled window and in each NVTX range (matched by\n"
     "name): kernels added, removed or renamed (the same position under another name), launch\n"
@@ -26,6 +27,9 @@ const char DIFF_USAGE[] =
     "Without :VARIANT, two recordings are compared variant by variant.\n"
     "\n"
     "  --format text|json  json: one JSON object on stdout\n"
+    "  --reveal            show a lesson you have not graded yet without asking (recorded in your\n"
+    "                      progress: a later score is then not a first try). Without it, such a\n"
+    "                      lesson is shown only after you confirm on a terminal, and never elsewhere.\n"
     "\n"
     "exit: 0 the same launches (times are not compared), 1 they differ, 2 bad usage or input\n";
 
@@ -43,10 +47,14 @@ static json_t *names_json(const char **names) {
 
 int cmd_diff(int argc, char **argv) {
     const char *format = "text", *spec[2] = {NULL, NULL}; /* text | json; the two sides */
-    int n_specs = 0;
+    int n_specs = 0, reveal = 0;                          /* reveal: --reveal, consent given */
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (wb_cli_is_help(argv[i])) return fputs(DIFF_USAGE, stdout), WB_EXIT_OK;
+        if (!strcmp(argv[i], "--reveal")) {
+            reveal = 1;
+            continue;
+        }
         if (wb_cli_value(argc, argv, &i, "--format", &v)) {
             if (!wb_cli_format_ok(v)) return wb_cli_usage_error("diff", DIFF_USAGE, "--format is text or json");
             format = v;
@@ -64,6 +72,10 @@ int cmd_diff(int argc, char **argv) {
     memset(&b, 0, sizeof b);
     int rc = wb_diff_side_load(spec[0], &a, &err);
     if (!rc) rc = wb_diff_side_load(spec[1], &b, &err);
+    /* nothing of a lesson not graded yet without consent (consent.h) */
+    if (!rc) rc = wb_reveal_gate(a.rec.lesson, a.path, "grader diff", "its captured kernels and calls", reveal, &err);
+    if (!rc && strcmp(a.rec.lesson, b.rec.lesson))
+        rc = wb_reveal_gate(b.rec.lesson, b.path, "grader diff", "its captured kernels and calls", reveal, &err);
     const wb_run *ra[64], *rb[64];
     const char *only_a[64], *only_b[64];
     size_t n = 0;

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "commands.h"
+#include "consent.h"
 #include "course.h"
 #include "facts.h"
 #include "kernel_names.h"
@@ -18,7 +19,7 @@
 
 const char EXPLAIN_USAGE[] =
     "usage: grader explain NAME... [--format text|json]\n"
-    "       grader explain --trace FILE[:VARIANT] [--format text|json]\n"
+    "       grader explain --trace FILE[:VARIANT] [--format text|json] [--reveal]\n"
     "\n"
     "Decodes kernel names: the library family (cuBLAS nvjet, xmma and architecture-named kernels,\n"
     "CUTLASS 2 and 3, Triton from torch.compile, PyTorch ATen, this project's own kernels), tile\n"
@@ -30,6 +31,9 @@ const char EXPLAIN_USAGE[] =
     "  --trace FILE[:VARIANT]  every kernel of a recording (all variants, or VARIANT), a capture\n"
     "                          file or a lesson's recording, with its launch configuration\n"
     "  --format text|json      json: one JSON object on stdout\n"
+    "  --reveal                with --trace: show a lesson you have not graded yet without asking\n"
+    "                          (recorded in your progress); otherwise only after you confirm on a\n"
+    "                          terminal, and never elsewhere\n"
     "\n"
     "exit: 0 explained, 2 bad usage or input\n";
 
@@ -95,10 +99,15 @@ int cmd_explain(int argc, char **argv) {
     const char *format = "text", *trace = NULL; /* text | json; a recording, capture or lesson */
     const char **names = calloc((size_t)argc + 1, sizeof *names);
     size_t n = 0;
+    int reveal = 0; /* --reveal: consent to see a lesson not graded yet */
     if (!names) return WB_EXIT_INPUT;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (wb_cli_is_help(argv[i])) return free(names), fputs(EXPLAIN_USAGE, stdout), WB_EXIT_OK;
+        if (!strcmp(argv[i], "--reveal")) {
+            reveal = 1;
+            continue;
+        }
         if (wb_cli_value(argc, argv, &i, "--format", &v)) {
             if (!wb_cli_format_ok(v)) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "--format is text or json");
             format = v;
@@ -119,7 +128,8 @@ int cmd_explain(int argc, char **argv) {
     if (trace) {
         wb_diff_side side;
         wb_error err = {0};
-        if (wb_diff_side_load(trace, &side, &err)) {
+        if (wb_diff_side_load(trace, &side, &err) ||
+            wb_reveal_gate(side.rec.lesson, side.path, "grader explain --trace", "its kernels", reveal, &err)) {
             fprintf(stderr, "grader explain: %s\n", err.message);
             rc = err.code;
         } else {

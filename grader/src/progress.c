@@ -54,14 +54,57 @@ static long long get_int(json_t *o, const char *key) {
 
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err) {
+    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source};
+    return wb_progress_record_grading(state_dir, lesson, &g, err);
+}
+
+/* Keeps each variant's first score; returns the lesson's first try as this grading would make
+ * it: every variant's first score, this grading's for those never graded before. */
+static void first_by_variant(json_t *e, const wb_grading *g, size_t *right, size_t *total) {
+    json_t *firsts = json_object_get(e, "first_by_variant");
+    if (!firsts) json_object_set_new(e, "first_by_variant", firsts = json_object());
+    *right = g->right;
+    *total = g->total;
+    for (size_t i = 0; i < g->n_variants; i++) {
+        const wb_variant_score *v = &g->variants[i];
+        json_t *f = json_object_get(firsts, v->variant);
+        if (!f) {
+            json_object_set_new(firsts, v->variant, json_pack("{s:I, s:I}", "right", (json_int_t)v->right, "total",
+                                                              (json_int_t)v->total));
+            continue;
+        }
+        /* graded before (alone): its first score stands in for this one */
+        *right = *right - v->right + (size_t)get_int(f, "right");
+        *total = *total - v->total + (size_t)get_int(f, "total");
+    }
+}
+
+int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
     json_t *e = wb_progress_lesson(progress, lesson);
     char now[32];
     wb_utc_now(now, sizeof now, NULL, 0);
-    if (!json_object_get(e, "first_total")) {
-        json_object_set_new(e, "first_right", json_integer((json_int_t)right));
-        json_object_set_new(e, "first_total", json_integer((json_int_t)total));
+    int first = !json_object_get(e, "first_total");
+    size_t first_right, first_total;
+    first_by_variant(e, g, &first_right, &first_total);
+    if (g->partial) {
+        /* the lesson's own state and scores are a full grading's */
+        json_t *parts = json_object_get(e, "variants_graded");
+        if (!parts) json_object_set_new(e, "variants_graded", parts = json_object());
+        for (size_t i = 0; i < g->n_variants; i++)
+            json_object_set_new(parts, g->variants[i].variant,
+                                json_pack("{s:I, s:I, s:s}", "right", (json_int_t)g->variants[i].right, "total",
+                                          (json_int_t)g->variants[i].total, "graded_at", now));
+        int rc = wb_progress_save(state_dir, progress, err);
+        json_decref(progress);
+        return rc;
+    }
+    size_t right = g->right, total = g->total;
+    const char *predictions_hash = g->predictions_hash, *source = g->source;
+    if (first) {
+        json_object_set_new(e, "first_right", json_integer((json_int_t)first_right));
+        json_object_set_new(e, "first_total", json_integer((json_int_t)first_total));
         json_object_set_new(e, "first_hash", json_string(predictions_hash));
     }
     json_object_set_new(e, "state", json_string("graded"));
@@ -92,7 +135,7 @@ int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error
     return rc;
 }
 
-int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, wb_error *err) {
+int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
     json_t *e = wb_progress_lesson(progress, lesson);
@@ -103,6 +146,7 @@ int wb_progress_record_reveal(const char *state_dir, const char *lesson, const c
     /* Seen before grading: any later score is not a first try. */
     if (!json_object_get(e, "first_total")) json_object_set_new(e, "revealed_without_predictions", json_true());
     json_object_set_new(e, "revealed_at", json_string(now));
+    json_object_set_new(e, "revealed_by", json_string(by));
     json_object_set_new(e, "source", json_string(source));
     int rc = wb_progress_save(state_dir, progress, err);
     json_decref(progress);

@@ -30,10 +30,28 @@ json_t *wb_progress_lesson(json_t *progress, const char *lesson);
 /* A grading: keeps the first score, counts attempts, records the predictions' hash. */
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err);
+
+/* A grading with its score per variant. Each variant's first score is kept ("first_by_variant").
+ * A partial grading (check --variant) records only that: the lesson's first try is set by the
+ * first full grading, as the first score of every variant (those graded alone before count with
+ * their own first score), so a 5-fact partial run never stands for a 20-fact lesson's first try. */
+typedef struct {
+    const char *variant;
+    size_t right, total;
+} wb_variant_score;
+typedef struct {
+    size_t right, total;
+    const wb_variant_score *variants;
+    size_t n_variants;
+    int partial;
+    const char *predictions_hash, *source;
+} wb_grading;
+int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err);
 /* `grader reset`: the lesson starts again from its template; scores and reveals are kept. */
 int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error *err);
-/* A reveal without predictions (--reveal). */
-int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, wb_error *err);
+/* A reveal before grading (check --reveal, or the reveal gate of diff and explain: consent.h);
+ * by names the command ("grader diff"). */
+int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err);
 
 /* "fnv1a64:0123456789abcdef" of a file's bytes (not a security hash: it detects edits). */
 int wb_hash_file(const char *path, char *out, size_t cap);

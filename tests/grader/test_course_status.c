@@ -177,7 +177,7 @@ Test(course_status, changed_back_is_graded) {
 
 Test(course_status, revealed_without_predicting) {
     wb_error err = {0};
-    cr_assert_eq(wb_progress_record_reveal(state, "00_probe", "replay", &err), 0);
+    cr_assert_eq(wb_progress_record_reveal(state, "00_probe", "replay", "grader check --reveal", &err), 0);
     wb_lesson_status s;
     status(&s);
     cr_expect_eq(s.state, WB_STATE_REVEALED);
@@ -186,7 +186,7 @@ Test(course_status, revealed_without_predicting) {
 
 Test(course_status, revealed_then_graded_is_no_first_try) {
     wb_error err = {0};
-    cr_assert_eq(wb_progress_record_reveal(state, "00_probe", "replay", &err), 0);
+    cr_assert_eq(wb_progress_record_reveal(state, "00_probe", "replay", "grader check --reveal", &err), 0);
     fill_all(2);
     record_grade(8, 8);
     wb_lesson_status s;

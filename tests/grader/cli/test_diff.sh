@@ -5,7 +5,16 @@
 make_course
 cd "$WORK"
 
-out=$("$GRADER" diff "$PROBE_REC:eager" "$PROBE_REC:graph" 2>&1); rc=$?
+# nothing of a lesson not graded yet: refused off a terminal (nothing shown, nothing recorded),
+# shown with --reveal, which the progress file records
+out=$("$GRADER" diff "$PROBE_REC:eager" "$PROBE_REC:graph" </dev/null 2>&1); rc=$?
+expect_rc 2 $rc "a lesson not graded yet, off a terminal"
+contains "$out" "lesson 00_probe is not graded yet" "says why it refuses"
+contains "$out" "add --reveal" "says how to go on"
+lacks "$out" "cudaGraphLaunch" "shows nothing of the lesson"
+[ -f "$WORK/.workbench/progress.json" ] && grep -q revealed "$WORK/.workbench/progress.json" && fail "a refusal recorded a reveal"
+
+out=$("$GRADER" diff "$PROBE_REC:eager" "$PROBE_REC:graph" --reveal 2>&1); rc=$?
 expect_rc 1 $rc "eager against graph"
 contains "$out" "A: $PROBE_REC, variant eager" "names A"
 contains "$out" "B: $PROBE_REC, variant graph" "names B"
@@ -21,7 +30,14 @@ contains "$out" "variant graph" "pairs graph"
 contains "$out" "Same launches in both" "the verdict"
 
 "$GRADER" diff lessons/00_probe:eager 00_probe:eager >/dev/null 2>&1; expect_rc 0 $? "lesson folder and lesson name"
-"$GRADER" diff "$PROBE_REC" 01_two:graph >/dev/null 2>&1; expect_rc 0 $? "one side names the variant"
+python3 - "$WORK/.workbench/progress.json" <<'PY' || fail "diff --reveal is recorded"
+import json, sys
+p = json.load(open(sys.argv[1]))["lessons"]
+assert p["00_probe"]["revealed_by"] == "grader diff" and p["00_probe"]["revealed_without_predictions"] is True, p
+assert "01_two" not in p, p
+PY
+"$GRADER" diff "$PROBE_REC" 01_two:graph >/dev/null 2>&1; expect_rc 2 $? "the other side's lesson is gated too"
+"$GRADER" diff "$PROBE_REC" 01_two:graph --reveal >/dev/null 2>&1; expect_rc 0 $? "one side names the variant"
 
 json=$("$GRADER" diff 00_probe:eager 00_probe:graph --format json 2>&1); rc=$?
 expect_rc 1 $rc "json"

@@ -24,8 +24,15 @@ assert tile["token"] == "128x256x64" and tile["basis"] == "documented", tile
 assert k[0]["gemm"] and not k[1]["gemm"], k
 PY
 
+# a lesson not graded yet: refused off a terminal, nothing shown; --reveal shows it and is recorded
+out=$("$GRADER" explain --trace "$PROBE_REC:eager" </dev/null 2>&1); rc=$?
+expect_rc 2 $rc "--trace of a lesson not graded yet, off a terminal"
+contains "$out" "lesson 00_probe is not graded yet" "says why"
+lacks "$out" "== variant eager" "shows nothing"
+lacks "$out" "nvjet" "shows no kernel name"
+
 # every kernel of a recording, with what CUPTI recorded about its launch
-out=$("$GRADER" explain --trace "$PROBE_REC:eager" 2>&1); rc=$?
+out=$("$GRADER" explain --trace "$PROBE_REC:eager" --reveal 2>&1); rc=$?
 expect_rc 0 $rc "--trace recording:variant"
 contains "$out" "== variant eager" "the variant"
 lacks "$out" "== variant graph" "only that variant"
@@ -38,6 +45,7 @@ for n in names:
     assert n + "\n" in sys.argv[2], n
 PY
 contains "$out" "launch: " "launch data"
+grep -q '"revealed_by": "grader explain --trace"' "$WORK/.workbench/progress.json" || fail "explain --trace --reveal is recorded"
 contains "$out" "cluster (" "the recorded cluster of nvjet kernels"
 # the project's own kernels: where they are defined
 out=$(WB_ROOT=$SRC "$GRADER" explain "wb_probe_scale(float*, int, float)" 2>&1)

@@ -1,0 +1,91 @@
+#!/bin/bash
+# test_flow.sh GRADER: the learner's flow at a terminal (driven through a pseudo-terminal,
+# pty_drive.py) and its edges: the answers shown and confirmed before the first grading; Ctrl-C
+# while answering keeps what was typed; skipping on a terminal says to run check again; a partial
+# check (--variant) is not the lesson's first try; --reveal of a fully predicted lesson says so;
+# check --reveal and diff ask first on a terminal.
+. "$(dirname "$0")/lib.sh"
+make_course
+cd "$WORK"
+PTY="python3 $(dirname "$0")/pty_drive.py --timeout 60"
+P=lessons/00_probe/predictions.yaml
+P2=lessons/01_two/predictions.yaml
+progress() { # STATE_DIR python-expression-over-p: asserts on the lesson entries
+    python3 -c "import json,sys; p=json.load(open('$1/progress.json'))['lessons']; assert $2, p" || fail "progress: $2"
+}
+
+# --- before the first grading, the answers are shown and must be confirmed ------------------------
+export WB_STATE_DIR=$WORK/state-confirm
+right_predictions $P 00_probe
+out=$($PTY "Grade them now?" "n\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
+expect_rc 2 $rc "first grading declined"
+contains "$out" "Your answers" "shows the answers"
+contains "$out" "two-kernels (eager, two_kernels): kernels 2, kernels_named.wb_probe_scale 2, api_calls.cudaLaunchKernel 2" "each answer with its values"
+lacks "$out" "Score" "declined: nothing graded"
+lacks "$out" "Kernels of variant" "declined: nothing shown"
+[ -f $WB_STATE_DIR/progress.json ] && progress $WB_STATE_DIR "'first_total' not in p.get('00_probe', {})"
+out=$($PTY "Grade them now?" "y\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
+expect_rc 0 $rc "first grading confirmed"
+contains "$out" "Score: 8 of 8" "graded after yes"
+out=$($PTY -- "$GRADER" check 00_probe 2>&1); rc=$?
+expect_rc 0 $rc "a later grading"
+lacks "$out" "Grade them now?" "only the first grading asks"
+
+# --- Ctrl-C while answering keeps the answers typed so far ---------------------------------------
+export WB_STATE_DIR=$WORK/state-interrupt
+rm -f $P2
+out=$($PTY "? " "2\n" "? " "\x03" -- "$GRADER" check 01_two 2>&1); rc=$?
+expect_rc 2 $rc "interrupted while answering"
+contains "$out" "interrupted" "says it was interrupted"
+contains "$out" "Saved 1 answer" "saves what was typed"
+grep -q "kernels: 2" $P2 || fail "the answer typed before Ctrl-C is in the file"
+[ "$(grep -c ': ~$' $P2)" -eq 7 ] || fail "the other answers are still ~"
+
+# --- skipping on a terminal: the message says to run check again, not to use a terminal -----------
+out=$($PTY "? " "\n" "? " "q\n" -- "$GRADER" check 01_two 2>&1); rc=$?
+expect_rc 2 $rc "skipped on a terminal"
+contains "$out" "Run grader check again to answer them" "says to run check again"
+lacks "$out" "run grader check on a terminal" "does not send a terminal user to a terminal"
+
+# --- a partial check is not the lesson's first try -----------------------------------------------
+export WB_STATE_DIR=$WORK/state-partial
+right_predictions $P 00_probe
+sed -i 's/gemms: 1/gemms: 2/' $P # one eager fact wrong; graph (2 facts) all right
+"$GRADER" check 00_probe --variant graph </dev/null >/dev/null 2>&1; expect_rc 0 $? "check --variant graph"
+progress $WB_STATE_DIR "'first_total' not in p['00_probe'] and p['00_probe']['first_by_variant']['graph'] == {'right': 2, 'total': 2}"
+out=$("$GRADER" list 2>&1)
+lacks "$out" "2/2" "a partial check is no lesson score"
+"$GRADER" check 00_probe </dev/null >/dev/null 2>&1; expect_rc 1 $? "the full check"
+progress $WB_STATE_DIR "p['00_probe']['first_total'] == 8 and p['00_probe']['first_right'] == 7"
+out=$("$GRADER" list 2>&1)
+contains "$out" "7/8 first try" "the first try covers every fact"
+"$GRADER" check 00_probe --variant graph </dev/null >/dev/null 2>&1
+out=$("$GRADER" list 2>&1)
+contains "$out" "7/8 first try" "a later partial check leaves the lesson's score alone"
+
+# --- --reveal of a fully predicted lesson -------------------------------------------------------
+export WB_STATE_DIR=$WORK/state-reveal
+right_predictions $P 00_probe
+out=$("$GRADER" check 00_probe --reveal </dev/null 2>&1); rc=$?
+expect_rc 0 $rc "--reveal, predictions complete"
+contains "$out" "revealed before your predictions were graded" "says the predictions were there"
+lacks "$out" "revealed without predictions" "does not say there were none"
+rm -f $P2
+out=$("$GRADER" check 01_two --reveal </dev/null 2>&1)
+contains "$out" "revealed without predictions" "no predictions: says so"
+
+# --- on a terminal, check --reveal and diff ask before showing an ungraded lesson ------------------
+export WB_STATE_DIR=$WORK/state-ask
+out=$($PTY "Show the trace before grading?" "n\n" -- "$GRADER" check 00_probe --reveal 2>&1); rc=$?
+expect_rc 2 $rc "check --reveal declined"
+lacks "$out" "Kernels of variant" "declined: nothing shown"
+out=$($PTY "Show them anyway?" "n\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
+expect_rc 2 $rc "diff declined"
+lacks "$out" "cudaGraphLaunch" "declined: nothing shown"
+out=$($PTY "Show them anyway?" "y\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
+expect_rc 1 $rc "diff confirmed"
+contains "$out" "cudaGraphLaunch" "confirmed: the diff"
+progress $WB_STATE_DIR "p['01_two']['revealed_by'] == 'grader diff' and '00_probe' not in p"
+out=$($PTY -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
+lacks "$out" "Show them anyway?" "asked once: the lesson is revealed now"
+finish
