@@ -98,12 +98,22 @@ static void add_run(json_t *events, const wb_run *run, size_t run_index) {
     }
     for (size_t i = 0; i < c->n_ops; i++) {
         const wb_gpu_op *o = &c->ops[i];
-        if (o->kind == WB_GPU_MEMCPY) snprintf(name, sizeof name, "memcpy %s %llu B", o->copy_kind, (unsigned long long)o->bytes);
+        /* the host side's memory kind, where the capture has it: a pageable copy is the slow one */
+        const char *host_kind = !strcmp(o->copy_kind, "HtoD") ? o->src_kind : !strcmp(o->copy_kind, "DtoH") ? o->dst_kind : "";
+        if (o->kind == WB_GPU_MEMCPY)
+            snprintf(name, sizeof name, "memcpy %s%s%s%s %llu B", o->copy_kind, *host_kind ? " (" : "", host_kind,
+                     *host_kind ? ")" : "", (unsigned long long)o->bytes);
         else snprintf(name, sizeof name, "memset %llu B", (unsigned long long)o->bytes);
         json_t *e = complete(name, o->kind == WB_GPU_MEMCPY ? "memcpy" : "memset", gpu, o->stream, us(c, o->start),
                              (double)(o->end - o->start) / 1000.0);
         json_object_set_new(e, "args", json_pack("{s:I, s:I}", "bytes", (json_int_t)o->bytes, "correlation_id",
                                                  (json_int_t)o->correlation_id));
+        if (o->kind == WB_GPU_MEMCPY && o->src_kind[0]) {
+            json_t *args = json_object_get(e, "args");
+            json_object_set_new(args, "src_kind", json_string(o->src_kind));
+            json_object_set_new(args, "dst_kind", json_string(o->dst_kind));
+            if (o->async >= 0) json_object_set_new(args, "async", json_boolean(o->async));
+        }
         json_array_append_new(events, e);
     }
     /* flow arrows: launch call -> GPU work */

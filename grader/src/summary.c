@@ -89,6 +89,8 @@ static int range_rows(const wb_capture *c, wb_summary *s) {
             row->wall_ns += (double)(c->ranges[o->range].end - c->ranges[o->range].start);
             for (size_t q = 0; q < o->n_kernels; q++)
                 row->gpu_ns += (double)(c->kernels[o->kernels[q]].end - c->kernels[o->kernels[q]].start);
+            /* copies and memsets are GPU time too (the copy engines'), as in the time facts */
+            for (size_t q = 0; q < o->n_ops; q++) row->gpu_ns += (double)(c->ops[o->ops[q]].end - c->ops[o->ops[q]].start);
         }
         if (occ.n) {
             row->kernels /= (double)occ.n;

@@ -24,7 +24,7 @@ typedef struct {
 typedef struct {
     const char *name;
     size_t occurrences;
-    double kernels, api_calls, wall_ns, gpu_ns; /* means per occurrence */
+    double kernels, api_calls, wall_ns, gpu_ns; /* means per occurrence; gpu_ns: kernels, memcpys, memsets */
     int depth;                                  /* nesting depth of the first occurrence */
 } wb_range_row;
 

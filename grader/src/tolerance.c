@@ -7,7 +7,7 @@
 int wb_within_tolerance(long predicted, long actual, double tolerance) {
     if (predicted < 0 || actual < 0) return 0;
     double diff = (double)(actual > predicted ? actual - predicted : predicted - actual);
-    return diff <= tolerance * (double)predicted;
+    return diff <= tolerance * (double)actual;
 }
 
 static int long_cmp(const void *a, const void *b) {

@@ -3,17 +3,18 @@
  * when it lies within a band around the prediction, not when it is equal; and a range that occurs
  * several times is judged by its median occurrence, so that one slow step does not decide.
  *
- *     right  <=>  |median - predicted| <= tolerance * predicted      (tolerance 0.25 by default)
+ *     right  <=>  |predicted - median| <= tolerance * median      (tolerance 0.25 by default)
  *
- * A prediction of 0 is right when the median rounds to 0 us: "nothing overlaps" is a claim that
- * can be checked exactly.
+ * the rule of the time facts gpu_us and wall_us (docs/predictions.md). A measured 0 (nothing
+ * overlapped, to the microsecond) is matched only by a prediction of 0: "nothing overlaps" is a
+ * claim that is checked exactly.
  */
 #ifndef WB_TOLERANCE_H
 #define WB_TOLERANCE_H
 
 #include <stddef.h>
 
-#define WB_TIME_TOLERANCE 0.25 /* relative: 25% of the predicted value */
+#define WB_TIME_TOLERANCE 0.25 /* relative: 25% of the measured value */
 
 int wb_within_tolerance(long predicted, long actual, double tolerance);
 

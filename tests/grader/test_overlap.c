@@ -230,13 +230,14 @@ Test(memcpys_named, the_predictions_reader_checks_keys_with_their_position) {
 
 /* ---- grading times -------------------------------------------------------------------------- */
 
-Test(tolerance, a_band_of_a_quarter_of_the_prediction) {
+Test(tolerance, a_band_of_a_quarter_of_the_measured_value) {
     cr_assert(wb_within_tolerance(400, 400, WB_TIME_TOLERANCE));
-    cr_assert(wb_within_tolerance(400, 300, WB_TIME_TOLERANCE));
-    cr_assert(wb_within_tolerance(400, 500, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(400, 299, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(400, 501, WB_TIME_TOLERANCE));
+    cr_assert(wb_within_tolerance(300, 400, WB_TIME_TOLERANCE));
+    cr_assert(wb_within_tolerance(500, 400, WB_TIME_TOLERANCE));
+    cr_assert(!wb_within_tolerance(299, 400, WB_TIME_TOLERANCE));
+    cr_assert(!wb_within_tolerance(501, 400, WB_TIME_TOLERANCE));
     cr_assert(wb_within_tolerance(0, 0, WB_TIME_TOLERANCE), "nothing overlaps: exactly right");
+    cr_assert(!wb_within_tolerance(1, 0, WB_TIME_TOLERANCE));
     cr_assert(!wb_within_tolerance(0, 1, WB_TIME_TOLERANCE));
     cr_assert(!wb_within_tolerance(10, -1, WB_TIME_TOLERANCE), "no value is never right");
 }
@@ -283,8 +284,8 @@ Test(tolerance, overlap_us_is_graded_on_the_median_step_within_the_band) {
     build_finish(c);
     const char *text = "lesson: 09_test\n"
                        "predictions:\n"
-                       "  - id: near\n    range: step\n    overlap_us: 100\n    streams: 2\n"   /* 120 within 25% of 100 */
-                       "  - id: far\n    range: step\n    overlap_us: 200\n"                    /* 120 is 40% under */
+                       "  - id: near\n    range: step\n    overlap_us: 100\n    streams: 2\n"   /* 100 within 25% of 120 */
+                       "  - id: far\n    range: step\n    overlap_us: 200\n"                    /* 200 is 67% over 120 */
                        "  - id: none\n    range: step\n    overlap_us: 0\n"
                        "  - id: copies\n    range: step\n    memcpys_named: {HtoD: 1, DtoH: 0}\n";
     wb_prediction_set p;

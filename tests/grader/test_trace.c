@@ -150,7 +150,7 @@ Test(trace, summary_groups_kernels_and_ranges) {
     cr_assert_str_eq(s.ranges[0].name, "step");
     cr_assert_float_eq(s.ranges[0].kernels, 2.0, 1e-9);
     cr_assert_float_eq(s.ranges[0].api_calls, 3.0, 1e-9);
-    cr_assert_float_eq(s.ranges[0].gpu_ns, 3000.0, 1e-9);
+    cr_assert_float_eq(s.ranges[0].gpu_ns, 3100.0, 1e-9, "two kernels (3000 ns) and the copy (100 ns)");
     cr_assert_float_eq(s.ranges[0].wall_ns, 8000.0, 1e-9);
     cr_assert_float_eq(s.ranges[1].kernels, 1.0, 1e-9, "inner holds the gelu launch");
     char buf[8192] = "";
@@ -159,5 +159,29 @@ Test(trace, summary_groups_kernels_and_ranges) {
     fclose(f);
     cr_assert(strstr(buf, "nvjet_sm90_tst_64x8  [gemm]"), "%s", buf);
     wb_summary_free(&s);
+    wb_recording_free(&rec);
+}
+
+/* A copy's name says the host side's memory kind when the capture has it (pageable copies are
+ * the slow, staged ones), and its args carry both kinds and the async flag. */
+Test(trace, memcpy_names_their_host_memory_kind) {
+    wb_recording rec;
+    make(&rec);
+    wb_gpu_op *o = &rec.runs[0].capture.ops[0];
+    strcpy(o->copy_kind, "HtoD");
+    strcpy(o->src_kind, "pageable");
+    strcpy(o->dst_kind, "device");
+    o->async = 1;
+    json_t *t = wb_chrome_trace(&rec);
+    json_t *e, *copy = NULL;
+    size_t i;
+    json_array_foreach(events_of(t), i, e) if (str(e, "cat") && !strcmp(str(e, "cat"), "memcpy")) copy = e;
+    cr_assert_not_null(copy);
+    cr_assert_str_eq(str(copy, "name"), "memcpy HtoD (pageable) 4096 B");
+    json_t *args = json_object_get(copy, "args");
+    cr_assert_str_eq(str(args, "src_kind"), "pageable");
+    cr_assert_str_eq(str(args, "dst_kind"), "device");
+    cr_assert(json_is_true(json_object_get(args, "async")));
+    json_decref(t);
     wb_recording_free(&rec);
 }
