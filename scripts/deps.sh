@@ -3,6 +3,9 @@
 # The CUDA toolkit (12 or 13) cannot come from Debian's mirror: it must already be installed.
 
 WB_DEBIAN_PACKAGES="build-essential cmake ninja-build pkg-config libyaml-dev libjansson-dev libcriterion-dev python3 clang"
+# Optional: headless Chromium renders each lesson's timeline.html in the test suite (test
+# timeline_html); without it that test reports itself skipped. Large, so never installed here.
+WB_OPTIONAL_PACKAGES="chromium"
 
 wb_missing_packages() {
     local missing="" p
@@ -16,6 +19,9 @@ wb_ensure_packages() {
     command -v dpkg-query >/dev/null || { echo "This script sets up Debian and Ubuntu machines; elsewhere install:$WB_DEBIAN_PACKAGES" >&2; return 1; }
     local missing
     missing=$(wb_missing_packages)
+    if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+        echo "note: optional package $WB_OPTIONAL_PACKAGES is not installed: the timeline test will be skipped" >&2
+    fi
     [ -z "$missing" ] && return 0
     if [ "$(id -u)" = 0 ]; then
         echo "Installing:$missing"

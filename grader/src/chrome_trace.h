@@ -6,7 +6,15 @@
  *   "<variant>: GPU"       one lane per CUDA stream: kernels, memcpys, memsets
  *   "<variant>: NVTX"      one lane per OS thread, the ranges, nested by time
  * and a flow arrow from every launching API call to the kernel or copy it launched.
- * Times are microseconds from the run's first record.
+ *
+ * What it shows: ui.perfetto.dev and chrome://tracing open a JSON trace zoomed to fit all of its
+ * events and read no viewport hint from the file (Perfetto's JSON reader takes traceEvents,
+ * systemTraceEvents and displayTimeUnit, and ignores the last), so a trace of the whole run would
+ * open on a second of start-up with the measured steps a sliver at its end. By default each
+ * run's part is therefore its profiled window (cudaProfilerStart to Stop, 5% of its length added
+ * on each side), times in microseconds from the start of that span; records straddling an edge
+ * are clipped (an NVTX range says so in args.clipped_to_the_shown_span). whole_run = 1 keeps
+ * every record, times from the run's first record. A capture without a window is shown whole.
  */
 #ifndef WB_CHROME_TRACE_H
 #define WB_CHROME_TRACE_H
@@ -17,7 +25,9 @@
 #include <jansson.h>
 
 /* The trace as a JSON object (caller json_decref's it). */
-json_t *wb_chrome_trace(const wb_recording *rec);
+json_t *wb_chrome_trace(const wb_recording *rec); /* the profiled windows */
+json_t *wb_chrome_trace_of(const wb_recording *rec, int whole_run);
 int wb_chrome_trace_write(const wb_recording *rec, const char *path, wb_error *err);
+int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char *path, wb_error *err);
 
 #endif

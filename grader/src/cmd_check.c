@@ -28,6 +28,7 @@
 #include "report.h"
 #include "summary.h"
 #include "term.h"
+#include "timeline_html.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -366,10 +367,12 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
 
 /* ---- the reveal --------------------------------------------------------------------------- */
 
-static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_t n_variants, const char *run_dir, int json,
-                  json_t *out, wb_error *err) {
-    char trace[4200];
+static int reveal(FILE *f, const wb_timeline_context *tl, const wb_recording *rec, const char **variants, size_t n_variants,
+                  const char *run_dir, int json, json_t *out, wb_error *err) {
+    char trace[4200], whole[4200], timeline[4200];
     snprintf(trace, sizeof trace, "%s/trace.json", run_dir);
+    snprintf(whole, sizeof whole, "%s/trace-whole-run.json", run_dir);
+    snprintf(timeline, sizeof timeline, "%s/timeline.html", run_dir);
     /* the trace holds exactly the variants graded */
     wb_recording view = *rec;
     view.runs = calloc(n_variants + 1, sizeof *view.runs);
@@ -380,6 +383,8 @@ static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_
         if (r) view.runs[view.n_runs++] = *r;
     }
     int rc = wb_chrome_trace_write(&view, trace, err);
+    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
     json_t *summaries = json_object();
     for (size_t i = 0; i < view.n_runs && !rc; i++) {
         wb_summary s;
@@ -395,9 +400,15 @@ static int reveal(FILE *f, const wb_recording *rec, const char **variants, size_
     if (json) {
         json_object_set_new(out, "summary", summaries);
         json_object_set_new(out, "trace_file", json_string(trace));
+        json_object_set_new(out, "whole_run_trace_file", json_string(whole));
+        json_object_set_new(out, "timeline_file", json_string(timeline));
     } else {
         json_decref(summaries);
-        if (!rc) fprintf(f, "\nTrace (Chrome trace format): %s\n  Open it at https://ui.perfetto.dev (Open trace file).\n", trace);
+        if (!rc)
+            fprintf(f, "\nTimeline of one step (opens in any browser, offline): %s\n"
+                       "Trace of the profiled window (Chrome trace format): %s\n"
+                       "  Open it at https://ui.perfetto.dev (Open trace file); %s has the whole run, start-up included.\n",
+                    timeline, trace, "trace-whole-run.json");
     }
     return rc;
 }
@@ -536,7 +547,8 @@ static int run_check(const check_options *o, wb_error *err) {
                    "first try)\n", lesson.lesson);
         else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
                     lesson.lesson);
-        rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
+        wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
+        rc = reveal(stdout, &tl, &rec, variants, n_variants, run_dir, json, out, err);
         if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
         wb_grade grade;
@@ -551,7 +563,8 @@ static int run_check(const check_options *o, wb_error *err) {
         char hash[64] = "";
         wb_hash_file(predictions_path, hash, sizeof hash);
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
-        rc = reveal(stdout, &rec, variants, n_variants, run_dir, json, out, err);
+        wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
+        rc = reveal(stdout, &tl, &rec, variants, n_variants, run_dir, json, out, err);
         wb_variant_score scores[64];
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
         if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);

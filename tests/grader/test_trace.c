@@ -12,15 +12,20 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static void make(wb_recording *rec) {
+/* A recording of lesson 09_test with one run, variant eager, whose capture is being built. */
+static wb_capture *one_run(wb_recording *rec) {
     memset(rec, 0, sizeof *rec);
     rec->lesson = strdup("09_test");
     rec->recorded_at = strdup("2026-11-29T00:00:00Z");
     rec->n_runs = 1;
     rec->runs = calloc(1, sizeof *rec->runs);
     rec->runs[0].variant = strdup("eager");
-    wb_capture *c = &rec->runs[0].capture;
-    build_start(c);
+    build_start(&rec->runs[0].capture);
+    return &rec->runs[0].capture;
+}
+
+static void make(wb_recording *rec) {
+    wb_capture *c = one_run(rec);
     add_range(c, "step", 1000, 9000, 11);
     add_range(c, "inner", 1500, 3000, 11);
     add_api(c, "cudaLaunchKernel", 2000, 2500, 1, 11);
@@ -105,7 +110,8 @@ Test(trace, written_file_is_valid_chrome_trace_json) {
             cr_assert_eq(pid, gpu_pid);
             if (!strcmp(str(e, "name"), "gelu_kernel")) {
                 cr_assert_eq(tid, 7);
-                cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 2.0, 1e-9, "3000 ns - t0 1000 ns = 2 us");
+                /* the window 900..9500 ns plus 5% of its 8600 ns on each side: shown from 470 ns */
+                cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 2.53, 1e-9, "3000 ns - 470 ns = 2.53 us");
                 cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), 1.0, 1e-9);
                 cr_assert(json_is_false(json_object_get(json_object_get(e, "args"), "gemm")));
             } else {
@@ -182,6 +188,81 @@ Test(trace, memcpy_names_their_host_memory_kind) {
     cr_assert_str_eq(str(args, "src_kind"), "pageable");
     cr_assert_str_eq(str(args, "dst_kind"), "device");
     cr_assert(json_is_true(json_object_get(args, "async")));
+    json_decref(t);
+    wb_recording_free(&rec);
+}
+
+/* The events of one kind (cat) and name in a trace; the first one into *first. */
+static int count_named(json_t *trace, const char *cat, const char *name, json_t **first) {
+    json_t *ev = events_of(trace);
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        if (!str(e, "cat") || strcmp(str(e, "cat"), cat) || strcmp(str(e, "name"), name)) continue;
+        if (n++ == 0 && first) *first = e;
+    }
+    return n;
+}
+
+/* A run whose profiled window (10..20 us) sits after start-up work (cuInit at 0.1 us) and inside
+ * a range that spans the whole program ("main"). */
+static void make_startup(wb_recording *rec) {
+    wb_capture *c = one_run(rec);
+    add_range(c, "main", 50, 40000, 11);
+    add_api(c, "cuInit", 100, 900, 1, 11);
+    add_api(c, "cudaLaunchKernel", 12000, 12500, 2, 11);
+    add_kernel(c, "gelu_kernel", 13000, 14000, 2, 7);
+    add_api(c, "cudaDeviceSynchronize", 30000, 31000, 3, 11);
+    add_window(c, 10000, 20000);
+    build_finish(c);
+}
+
+Test(trace, opens_on_the_profiled_window) {
+    wb_recording rec;
+    make_startup(&rec);
+    json_t *t = wb_chrome_trace(&rec), *e = NULL;
+    cr_assert_eq(count_named(t, "driver API", "cuInit", NULL), 0, "start-up before the window is left out");
+    cr_assert_eq(count_named(t, "runtime API", "cudaDeviceSynchronize", NULL), 0, "after the window: left out");
+    cr_assert_eq(count_named(t, "kernel", "gelu_kernel", &e), 1);
+    /* shown from 10000 - 5% of 10000 = 9500 ns */
+    cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 3.5, 1e-9);
+    cr_assert_eq(count_named(t, "nvtx", "main", &e), 1, "the enclosing range stays, clipped");
+    cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 0.0, 1e-9);
+    cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), 11.0, 1e-9, "9500..20500 ns");
+    cr_assert(json_is_true(json_object_get(json_object_get(e, "args"), "clipped_to_the_shown_span")));
+    cr_assert_eq(count_named(t, "launch", "launch", NULL), 2, "the arrow of the launch in the window");
+    json_decref(t);
+
+    t = wb_chrome_trace_of(&rec, 1);
+    cr_assert_eq(count_named(t, "driver API", "cuInit", &e), 1, "the whole run keeps start-up");
+    cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 0.05, 1e-9, "from the first record, 50 ns");
+    cr_assert_eq(count_named(t, "runtime API", "cudaDeviceSynchronize", NULL), 1);
+    json_decref(t);
+    wb_recording_free(&rec);
+}
+
+Test(trace, thread_ids_above_2_to_the_31_keep_their_names) {
+    wb_recording rec;
+    make_startup(&rec);
+    wb_capture *c = &rec.runs[0].capture;
+    const uint32_t big = 3559854080u; /* a real pthread-derived id from lesson 03's recording */
+    for (size_t i = 0; i < c->n_api; i++) c->api[i].thread = big;
+    for (size_t i = 0; i < c->n_ranges; i++) c->ranges[i].thread = big;
+    json_t *t = wb_chrome_trace(&rec), *ev = events_of(t);
+    int named_host = 0, named_nvtx = 0;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        if (strcmp(str(e, "ph"), "M") || strcmp(str(e, "name"), "thread_name")) continue;
+        json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+        cr_assert_geq(tid, 0, "no lane id turns negative");
+        if (tid == (json_int_t)big && !strcmp(str(json_object_get(e, "args"), "name"), "thread 3559854080")) {
+            json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+            if (pid == 1) named_host++;
+            if (pid == 3) named_nvtx++;
+        }
+    }
+    cr_assert_eq(named_host, 1, "the host API lane of thread 3559854080 is named");
+    cr_assert_eq(named_nvtx, 1, "the NVTX lane of thread 3559854080 is named");
     json_decref(t);
     wb_recording_free(&rec);
 }
