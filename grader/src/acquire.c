@@ -3,6 +3,7 @@
 #include "acquire.h"
 #include "paths.h"
 #include "run_lesson.h"
+#include "time_facts.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -24,6 +25,97 @@ int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suff
     return 0;
 }
 
+#define CALIBRATE_BINARY "wb_calibrate"
+#define MAX_OUTPUT_BYTES (64u << 10) /* a lesson's timing table is a few lines; keep its last 64 KiB */
+
+/* A file's last MAX_OUTPUT_BYTES as printable text (JSON strings must be valid UTF-8: other bytes
+ * become '?'). NULL when unreadable. */
+static char *read_output(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        long from = size > (long)MAX_OUTPUT_BYTES ? size - (long)MAX_OUTPUT_BYTES : 0;
+        buf = size >= 0 && fseek(f, from, SEEK_SET) == 0 ? malloc((size_t)(size - from) + 1) : NULL;
+        size_t n = buf ? fread(buf, 1, (size_t)(size - from), f) : 0;
+        for (size_t i = 0; buf && i < n; i++) {
+            unsigned char c = (unsigned char)buf[i];
+            if ((c < 32 && c != '\n' && c != '\t') || c > 126) buf[i] = '?';
+        }
+        if (buf) buf[n] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The GPU's ceilings, measured once per grader process by the calibration program. */
+static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, wb_error *err) {
+    static wb_calibration cached;
+    if (cached.present) {
+        *out = cached;
+        return 0;
+    }
+    char binary[4096], log[4200];
+    if (wb_find_lesson_binary(CALIBRATE_BINARY, binary, sizeof binary, err)) return err->code;
+    snprintf(log, sizeof log, "%s/calibration.json", run_dir);
+    if (progress) {
+        fprintf(progress, "measuring the GPU's copy bandwidth and matrix rate (%s) ...", CALIBRATE_BINARY);
+        fflush(progress);
+    }
+    wb_launch launch = {binary, NULL, 0, NULL, log, NULL, NULL, 120};
+    wb_launch_result res;
+    if (wb_launch_lesson(&launch, &res, err)) return err->code;
+    if (progress) fprintf(progress, " %.1f s\n", res.seconds);
+    char *text = read_output(log);
+    if (res.exit_code != 0 || res.signal || !text) {
+        free(text);
+        if (progress) wb_print_log_tail(log, 12);
+        return wb_fail(err, WB_EXIT_CAPTURE, "the calibration program %s failed (%s); its output is in %s", binary,
+                       res.timed_out ? "timed out" : res.signal ? "killed by a signal" : "non-zero exit", log);
+    }
+    int rc = wb_calibration_from_json(log, text, strlen(text), &cached, err);
+    free(text);
+    if (!rc) *out = cached;
+    return rc;
+}
+
+/* Run number index (2, 3, ...) of every variant, kept as the times of the lesson's ranges. */
+static int repeat_once(const wb_live_request *req, int index, const char *binary, const char *capture_lib, const char *cupti,
+                       int timeout, wb_repeat *out, wb_error *err) {
+    const wb_lesson *l = req->lesson;
+    memset(out, 0, sizeof *out);
+    out->items = calloc(req->n_variants * l->n_ranges + 1, sizeof *out->items);
+    if (!out->items) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+    for (size_t i = 0; i < req->n_variants; i++) {
+        const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
+        char path[4200], log[4200];
+        snprintf(path, sizeof path, "%s/capture-%s-repeat%d.json", req->run_dir, v->name, index);
+        snprintf(log, sizeof log, "%s/lesson-%s-repeat%d.log", req->run_dir, v->name, index);
+        if (req->progress) {
+            fprintf(req->progress, "repeat %d: running %s variant %s under CUPTI ...", index, l->binary, v->name);
+            fflush(req->progress);
+        }
+        wb_launch launch = {binary, v->args, v->n_args, path, log, capture_lib, cupti, timeout};
+        wb_launch_result res;
+        if (wb_launch_lesson(&launch, &res, err)) return err->code;
+        if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
+        wb_capture c;
+        if (res.exit_code != 0 || res.signal || wb_capture_load(path, &c, err)) {
+            if (req->progress) wb_print_log_tail(log, 12);
+            return err->code ? err->code : wb_fail(err, WB_EXIT_CAPTURE, "repeat %d of variant %s failed; its output is in %s",
+                                                   index, v->name, log);
+        }
+        for (size_t r = 0; r < l->n_ranges; r++)
+            if (wb_range_times_of(&c, v->name, l->ranges[r], &out->items[out->n++])) {
+                wb_capture_free(&c);
+                return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+            }
+        wb_capture_free(&c);
+    }
+    return 0;
+}
+
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err) {
     const wb_lesson *l = req->lesson;
     char binary[4096], capture_lib[4096], cupti[4096];
@@ -35,11 +127,15 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
 
     wb_run *runs = calloc(req->n_variants, sizeof *runs);
     char **paths = calloc(req->n_variants, sizeof *paths);
+    int n_repeats = req->repeats > 1 ? req->repeats - 1 : 0;
+    wb_repeat *repeats = calloc((size_t)n_repeats + 1, sizeof *repeats);
+    wb_calibration calibration;
     int rc = 0;
-    if (!runs || !paths) {
+    if (!runs || !paths || !repeats) {
         rc = wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
         goto out;
     }
+    if ((rc = calibrate(req->run_dir, req->progress, &calibration, err))) goto out;
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
         char log[4200];
@@ -59,6 +155,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         runs[i].n_args = v->n_args;
         runs[i].exit_code = res.exit_code;
         runs[i].signal = res.signal;
+        runs[i].output = read_output(log);
         if (!wb_file_exists(paths[i])) {
             rc = wb_fail(err, WB_EXIT_CAPTURE,
                          "%s (variant %s) %s and wrote no capture%s. Its output is in %s. If it ran fine, CUPTI could not be "
@@ -69,12 +166,19 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
             goto out;
         }
     }
+    for (int r = 0; r < n_repeats; r++)
+        if ((rc = repeat_once(req, r + 2, binary, capture_lib, cupti, timeout, &repeats[r], err))) goto out;
     char recording[4200], iso[32];
     snprintf(recording, sizeof recording, "%s/recording.json", req->run_dir);
     wb_utc_now(iso, sizeof iso, NULL, 0);
-    if ((rc = wb_recording_write(recording, l->lesson, iso, runs, (const char *const *)paths, req->n_variants, err))) goto out;
+    wb_recording_extras extras = {&calibration, repeats, (size_t)n_repeats};
+    if ((rc = wb_recording_write(recording, l->lesson, iso, runs, (const char *const *)paths, req->n_variants, &extras, err)))
+        goto out;
     rc = wb_recording_load(recording, out, err);
 out:
+    for (int r = 0; repeats && r < n_repeats; r++) wb_repeat_free(&repeats[r]);
+    free(repeats);
+    for (size_t i = 0; runs && i < req->n_variants; i++) free(runs[i].output);
     for (size_t i = 0; paths && i < req->n_variants; i++) free(paths[i]);
     free(paths);
     free(runs);

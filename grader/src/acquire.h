@@ -18,10 +18,13 @@ typedef struct {
     size_t n_variants;
     const char *run_dir;          /* where captures, logs and the recording go (created) */
     FILE *progress;               /* "running variant eager ..." lines; NULL for none */
+    int repeats;                  /* grader record --repeat N: N - 1 more runs of every variant, kept as range times */
 } wb_live_request;
 
-/* Runs the variants, writes <run_dir>/recording.json and loads it into out. A lesson that failed
- * still gives a recording (its runs say how they ended); wb_check_usable then refuses it. */
+/* Runs the calibration program (once per grader process: its result is reused), then the
+ * variants; writes <run_dir>/recording.json with the calibration, each run's output and the
+ * repeats, and loads it into out. A lesson that failed still gives a recording (its runs say how
+ * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
 
 /* The recording to replay: traces/<arch>.json when arch is given and it exists, else the newest

@@ -421,9 +421,90 @@ void wb_capture_free(wb_capture *c) {
 
 /* ---- recordings ------------------------------------------------------------------------------- */
 
+void wb_repeat_free(wb_repeat *r) {
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->items[i].variant);
+        free(r->items[i].range);
+        free(r->items[i].gpu_us);
+        free(r->items[i].wall_us);
+    }
+    free(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+static int calibration_from(reader *r, json_t *o, wb_calibration *c) {
+    memset(c, 0, sizeof *c);
+    json_t *bw = json_object_get(o, "copy_bytes_per_s"), *mm = json_object_get(o, "matrix_flops_per_s");
+    if (!json_is_number(bw) || json_number_value(bw) <= 0) return corrupt(r, "calibration", "copy_bytes_per_s", "a positive number");
+    if (!json_is_number(mm) || json_number_value(mm) <= 0) return corrupt(r, "calibration", "matrix_flops_per_s", "a positive number");
+    c->copy_bytes_per_s = json_number_value(bw);
+    c->matrix_flops_per_s = json_number_value(mm);
+    const char *gpu = json_string_value(json_object_get(o, "gpu")), *method = json_string_value(json_object_get(o, "method"));
+    snprintf(c->gpu, sizeof c->gpu, "%s", gpu ? gpu : "");
+    snprintf(c->method, sizeof c->method, "%s", method ? method : "");
+    c->present = 1;
+    return 0;
+}
+
+int wb_calibration_from_json(const char *what, const char *data, size_t length, wb_calibration *out, wb_error *err) {
+    memset(out, 0, sizeof *out);
+    json_t *root = parse_json(what, data, length, err);
+    if (!root) return err->code;
+    reader r = {what, err};
+    int rc = calibration_from(&r, root, out);
+    json_decref(root);
+    return rc;
+}
+
+static int doubles_from(reader *r, json_t *arr, const char *where, const char *key, double **out, size_t n) {
+    if (!json_is_array(arr) || json_array_size(arr) != n) return corrupt(r, where, key, "a list as long as the other");
+    *out = calloc(n + 1, sizeof **out);
+    if (!*out) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(arr, i);
+        if (!json_is_number(v) || json_number_value(v) < 0) return corrupt(r, where, key, "a list of non-negative numbers");
+        (*out)[i] = json_number_value(v);
+    }
+    return 0;
+}
+
+/* "repeats": [{"ranges": [{"variant", "range", "gpu_us": [...], "wall_us": [...]}]}] */
+static int repeats_from(reader *r, json_t *arr, wb_recording *rec) {
+    if (!arr) return 0;
+    if (!json_is_array(arr)) return corrupt(r, "", "repeats", "a list");
+    rec->repeats = calloc(json_array_size(arr) + 1, sizeof *rec->repeats);
+    if (!rec->repeats) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        wb_repeat *rep = &rec->repeats[i];
+        rec->n_repeats = i + 1;
+        json_t *ranges = json_object_get(json_array_get(arr, i), "ranges");
+        char where[64];
+        snprintf(where, sizeof where, "repeats[%zu]", i);
+        if (!json_is_array(ranges)) return corrupt(r, where, "ranges", "a list");
+        rep->items = calloc(json_array_size(ranges) + 1, sizeof *rep->items);
+        if (!rep->items) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+        for (size_t j = 0; j < json_array_size(ranges); j++) {
+            json_t *o = json_array_get(ranges, j);
+            wb_range_times *t = &rep->items[j];
+            rep->n = j + 1;
+            snprintf(where, sizeof where, "repeats[%zu].ranges[%zu]", i, j);
+            if (get_str(r, o, where, "variant", &t->variant) || get_str(r, o, where, "range", &t->range)) return r->err->code;
+            json_t *gpu = json_object_get(o, "gpu_us");
+            t->n = json_array_size(gpu);
+            if (doubles_from(r, gpu, where, "gpu_us", &t->gpu_us, t->n) ||
+                doubles_from(r, json_object_get(o, "wall_us"), where, "wall_us", &t->wall_us, t->n))
+                return r->err->code;
+        }
+    }
+    return 0;
+}
+
 void wb_recording_free(wb_recording *rec) {
+    for (size_t i = 0; i < rec->n_repeats; i++) wb_repeat_free(&rec->repeats[i]);
+    free(rec->repeats);
     for (size_t i = 0; i < rec->n_runs; i++) {
         wb_run *run = &rec->runs[i];
+        free(run->output);
         free(run->variant);
         for (size_t j = 0; j < run->n_args; j++) free(run->args[j]);
         free(run->args);
@@ -477,11 +558,16 @@ int wb_recording_load_buffer(const char *what, const char *data, size_t length, 
         json_t *code = json_object_get(o, "exit_code"), *sig = json_object_get(o, "signal");
         run->exit_code = json_is_integer(code) ? (int)json_integer_value(code) : -1;
         run->signal = json_is_integer(sig) ? (int)json_integer_value(sig) : 0;
+        const char *output = json_string_value(json_object_get(o, "output"));
+        if (output) run->output = strdup(output);
         char capture_what[512];
         snprintf(capture_what, sizeof capture_what, "%s (run '%s')", what, run->variant);
         reader cr = {capture_what, err};
         if ((rc = capture_from_json(&cr, json_object_get(o, "capture"), &run->capture))) goto out;
     }
+    json_t *cal = json_object_get(root, "calibration");
+    if (cal && (rc = calibration_from(&r, cal, &rec->calibration))) goto out;
+    rc = repeats_from(&r, json_object_get(root, "repeats"), rec);
 out:
     json_decref(root);
     return rc;
@@ -504,8 +590,35 @@ const wb_run *wb_recording_run(const wb_recording *r, const char *variant) {
     return NULL;
 }
 
+static json_t *doubles_json(const double *v, size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+static void extras_json(json_t *root, const wb_recording_extras *x) {
+    if (!x) return;
+    const wb_calibration *c = x->calibration;
+    if (c && c->present)
+        json_object_set_new(root, "calibration", json_pack("{s:f, s:f, s:s, s:s}", "copy_bytes_per_s", c->copy_bytes_per_s,
+                                                           "matrix_flops_per_s", c->matrix_flops_per_s, "gpu", c->gpu,
+                                                           "method", c->method));
+    if (!x->n_repeats) return;
+    json_t *reps = json_array();
+    for (size_t i = 0; i < x->n_repeats; i++) {
+        json_t *ranges = json_array();
+        for (size_t j = 0; j < x->repeats[i].n; j++) {
+            const wb_range_times *t = &x->repeats[i].items[j];
+            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o}", "variant", t->variant, "range", t->range, "gpu_us",
+                                                    doubles_json(t->gpu_us, t->n), "wall_us", doubles_json(t->wall_us, t->n)));
+        }
+        json_array_append_new(reps, json_pack("{s:o}", "ranges", ranges));
+    }
+    json_object_set_new(root, "repeats", reps);
+}
+
 int wb_recording_write(const char *path, const char *lesson, const char *recorded_at, const wb_run *runs,
-                       const char *const *capture_paths, size_t n_runs, wb_error *err) {
+                       const char *const *capture_paths, size_t n_runs, const wb_recording_extras *extras, wb_error *err) {
     json_t *root = json_pack("{s:s, s:i, s:s, s:s}", "format", RECORDING_FORMAT, "version", FORMAT_VERSION,
                              "lesson", lesson, "recorded_at", recorded_at);
     json_t *arr = json_array();
@@ -519,11 +632,13 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
         }
         json_t *args = json_array();
         for (size_t j = 0; j < runs[i].n_args; j++) json_array_append_new(args, json_string(runs[i].args[j]));
-        json_array_append_new(arr, json_pack("{s:s, s:o, s:i, s:o, s:o}", "variant", runs[i].variant, "args", args,
-                                             "exit_code", runs[i].exit_code, "signal",
-                                             runs[i].signal ? json_integer(runs[i].signal) : json_null(), "capture", cap));
+        json_t *run = json_pack("{s:s, s:o, s:i, s:o, s:o}", "variant", runs[i].variant, "args", args, "exit_code",
+                                runs[i].exit_code, "signal", runs[i].signal ? json_integer(runs[i].signal) : json_null(), "capture", cap);
+        if (runs[i].output) json_object_set_new(run, "output", json_string(runs[i].output));
+        json_array_append_new(arr, run);
     }
     json_object_set_new(root, "runs", arr);
+    extras_json(root, extras);
     if (!rc) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s.partial", path);

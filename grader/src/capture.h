@@ -84,14 +84,41 @@ typedef struct {
     char **args; size_t n_args;
     int exit_code;       /* -1 when killed by a signal */
     int signal;
+    char *output;        /* what the program printed (stdout and stderr as a terminal shows them), or NULL */
     wb_capture capture;
 } wb_run;
+
+/* The GPU's ceilings, measured by the calibration program (grader/calibrate) on the GPU a capture
+ * was made on, just before the lesson ran. Time facts' `bound` is judged against them. */
+typedef struct {
+    int present;
+    double copy_bytes_per_s;   /* a large device-to-device cudaMemcpyAsync: bytes read + written per second */
+    double matrix_flops_per_s; /* a large bf16 cuBLAS GEMM (fp32 accumulation) on random data */
+    char gpu[256];
+    char method[512];          /* sizes and repetitions, as the program reports them */
+} wb_calibration;
+
+/* One more live run of every variant, kept as the times of its ranges only (grader record
+ * --repeat N keeps N-1 of these beside the full captures): enough to check that time facts hold
+ * in every run, at a fraction of a capture's size. */
+typedef struct {
+    char *variant, *range;
+    double *gpu_us, *wall_us; /* per occurrence, in time order */
+    size_t n;
+} wb_range_times;
+
+typedef struct {
+    wb_range_times *items;
+    size_t n;
+} wb_repeat;
 
 typedef struct {
     char *path;          /* where it was read from, or NULL */
     char *lesson;
     char *recorded_at;
     wb_run *runs; size_t n_runs;
+    wb_calibration calibration;
+    wb_repeat *repeats; size_t n_repeats;
 } wb_recording;
 
 /* Reads a capture file written by libwb_capture.so. Corrupt files: exit 2 naming the field. */
@@ -103,9 +130,17 @@ void wb_capture_free(wb_capture *c);
 int wb_recording_load(const char *path, wb_recording *out, wb_error *err);
 int wb_recording_load_buffer(const char *what, const char *data, size_t length, wb_recording *out, wb_error *err);
 /* Writes a recording whose runs hold the capture files named in capture_paths (the raw JSON is
- * embedded as it is). */
+ * embedded as it is), each run's output, the calibration (when present) and the repeats. */
+typedef struct {
+    const wb_calibration *calibration; /* may be NULL */
+    const wb_repeat *repeats;
+    size_t n_repeats;
+} wb_recording_extras;
 int wb_recording_write(const char *path, const char *lesson, const char *recorded_at, const wb_run *runs,
-                       const char *const *capture_paths, size_t n_runs, wb_error *err);
+                       const char *const *capture_paths, size_t n_runs, const wb_recording_extras *extras, wb_error *err);
+/* The calibration object of a recording, from the calibration program's JSON output. */
+int wb_calibration_from_json(const char *what, const char *data, size_t length, wb_calibration *out, wb_error *err);
+void wb_repeat_free(wb_repeat *r);
 void wb_recording_free(wb_recording *r);
 const wb_run *wb_recording_run(const wb_recording *r, const char *variant);
 

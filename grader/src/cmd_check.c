@@ -176,6 +176,9 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
     case WB_FACT_OVERLAP_US:
         snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once (within 25%%)", p->range);
         break;
+    case WB_FACT_GPU_US: snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", p->range); break;
+    case WB_FACT_WALL_US: snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", p->range); break;
+    case WB_FACT_BOUND: snprintf(buf, cap, "where range '%s' spends its time: overhead, memory or compute", p->range); break;
     }
 }
 
@@ -195,6 +198,26 @@ static void list_open(FILE *f, const wb_prediction_set *p, int asked) {
  * so far. The handler only sets a flag; without SA_RESTART the pending read returns EINTR. */
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) { interrupted = sig; }
+/* The learner's typed answer for f, as an edit; 0 when it is no valid answer. The same rules as
+ * the file's (predictions.c): whole counts, decimal microseconds, a bound's name. */
+static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
+    *e = (wb_answer_edit){f->line, f->column, 0, ""};
+    if (f->kind == WB_FACT_BOUND) {
+        if (wb_bound_parse(s) < 0) return 0;
+        snprintf(e->text, sizeof e->text, "%s", s);
+        return 1;
+    }
+    size_t len = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
+    for (size_t i = 0; i < len; i++) dots += s[i] == '.';
+    if (wb_fact_is_time(f->kind)) {
+        if (len == 0 || len >= sizeof e->text || strspn(s, "0123456789.") != len || dots > 1 || len == dots) return 0;
+        snprintf(e->text, sizeof e->text, "%s", s);
+        return 1;
+    }
+    if (len == 0 || digits != len || len > 7 || atol(s) > WB_YAML_MAX_COUNT) return 0;
+    e->value = atoi(s);
+    return 1;
+}
 
 /* Asks each open fact on the terminal; writes the answers into the file. Returns 0 when the file
  * was updated (or nothing was answered), else an error code (after saving what was answered
@@ -211,7 +234,7 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
-    printf("%s%zu prediction%s still open in %s.%s Answer each with a whole number; Enter skips, q stops.\n", wb_bold(stdout),
+    printf("%s%zu prediction%s still open in %s.%s Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops.\n", wb_bold(stdout),
            n_open, n_open == 1 ? " is" : "s are", p->path, wb_reset(stdout));
     int stop = 0;
     char *line = NULL;
@@ -246,13 +269,13 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                     stop = 1;
                     break;
                 }
-                char *end;
-                long v = strtol(s, &end, 10);
-                if (*end == '\0' && v >= 0 && v <= WB_YAML_MAX_COUNT && s[0] != '-' && s[0] != '+') {
-                    edits[n++] = (wb_answer_edit){f->line, f->column, (int)v};
+                if (answer_of(f, s, &edits[n])) {
+                    n++;
                     break;
                 }
-                printf("  a whole number from 0 to %d, please (Enter skips, q stops)\n", WB_YAML_MAX_COUNT);
+                if (f->kind == WB_FACT_BOUND) printf("  overhead, memory or compute, please (Enter skips, q stops)\n");
+                else if (wb_fact_is_time(f->kind)) printf("  a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)\n");
+                else printf("  a whole number from 0 to %d, please (Enter skips, q stops)\n", WB_YAML_MAX_COUNT);
             }
         }
     }
@@ -346,7 +369,7 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
     if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
     if (have_gpu) {
         *source = "live";
-        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr};
+        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1};
         if (wb_capture_live(&req, rec, err)) return err->code;
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
     }
@@ -396,6 +419,25 @@ static int reveal(FILE *f, const wb_timeline_context *tl, const wb_recording *re
         else wb_summary_print(f, view.runs[i].variant, &view.runs[i].capture, &s, 15);
         wb_summary_free(&s);
     }
+    /* what the program printed (its timing table): shown in replay too, where it cannot run */
+    json_t *outputs = json_object();
+    for (size_t i = 0; i < view.n_runs && !rc; i++) {
+        const wb_run *run = &view.runs[i];
+        if (!run->output) continue;
+        if (json) {
+            json_object_set_new(outputs, run->variant, json_string(run->output));
+            continue;
+        }
+        fprintf(f, "\n%sOutput of variant %s%s (as it printed it under the capture, %s, %s):\n", wb_bold(f), run->variant,
+                wb_reset(f), run->capture.gpu, rec->recorded_at ? rec->recorded_at : "");
+        for (const char *p = run->output; *p;) {
+            size_t len = strcspn(p, "\n");
+            fprintf(f, "  | %.*s\n", (int)len, p);
+            p += len + (p[len] == '\n');
+        }
+    }
+    if (json) json_object_set_new(out, "output", outputs);
+    else json_decref(outputs);
     free(view.runs);
     if (json) {
         json_object_set_new(out, "summary", summaries);
@@ -553,7 +595,7 @@ static int run_check(const check_options *o, wb_error *err) {
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
-        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL};
+        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson};
         if (json) {
             json_decref(out);
             out = wb_report_json(&ctx, &grade);

@@ -18,6 +18,7 @@
 #include "paths.h"
 #include "report.h"
 #include "term.h"
+#include "time_facts.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -36,11 +37,14 @@ const char VERIFY_USAGE[] =
     "3 lesson failed or capture incomplete\n";
 
 const char RECORD_USAGE[] =
-    "usage: grader record LESSON\n"
+    "usage: grader record LESSON [--repeat N]\n"
     "\n"
     "Runs every variant of the lesson live under CUPTI and saves the captures as the lesson's\n"
     "recording for this GPU: traces/sm_NN.json in the lesson folder (replayed where there is no\n"
-    "GPU). LESSON is a lesson folder, name or number.\n"
+    "GPU), with the GPU's measured copy bandwidth and matrix rate and each run's output. --repeat N\n"
+    "runs every variant N - 1 more times and keeps the times of their ranges, so that grader lint\n"
+    "can check that every time fact of the key holds in every run. LESSON is a lesson folder, name\n"
+    "or number.\n"
     "Needs a CUDA device.\n"
     "\n"
     "exit: 0 recorded, 2 bad usage or input, 3 no GPU, lesson failed or capture incomplete\n";
@@ -61,7 +65,7 @@ static int parse(int argc, char **argv, verify_options *o, const char *usage, in
             return -1;
         }
         if (allow_verify_options && wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
-        if (allow_verify_options && (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9))) {
+        if (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
             char *end;
             long n = strtol(v, &end, 10);
@@ -116,7 +120,7 @@ static int get_recording(const verify_options *o, const wb_lesson *l, const char
     if (live) {
         char run_dir[4096];
         if (wb_make_run_dir(l->dir, l->lesson, "verify", run_dir, sizeof run_dir, err)) return err->code;
-        wb_live_request req = {l, variants, n_variants, run_dir, strcmp(o->format, "json") ? stderr : NULL};
+        wb_live_request req = {l, variants, n_variants, run_dir, strcmp(o->format, "json") ? stderr : NULL, 1};
         if (wb_capture_live(&req, rec, err)) return err->code;
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
     }
@@ -164,9 +168,12 @@ static int run_verify(const verify_options *o, wb_error *err) {
     if (live && (rc = wb_predictions_check_lesson(&answers->answers, &lesson, err))) goto out;
 
     json_t *runs_json = json_array();
-    /* per fact: the actual value of each repetition */
+    /* per fact: the actual value of each repetition (counts and bound), or its microseconds */
     long *first_actual = NULL;
+    double *time_values = NULL;  /* (fact, run) */
+    int *time_right = NULL;      /* (fact, run) */
     size_t n_facts = 0, flaky = 0, wrong = 0;
+    wb_grade first = {0};
     for (int rep = 0; rep < o->repeat; rep++) {
         wb_recording_free(&rec);
         if ((rc = get_recording(o, &lesson, variants, n_variants, live, &rec, err))) break;
@@ -185,57 +192,107 @@ static int run_verify(const verify_options *o, wb_error *err) {
         if (rep == 0) {
             n_facts = g.n;
             first_actual = calloc(n_facts + 1, sizeof *first_actual);
+            time_values = calloc((n_facts + 1) * (size_t)o->repeat, sizeof *time_values);
+            time_right = calloc((n_facts + 1) * (size_t)o->repeat, sizeof *time_right);
+            if (!first_actual || !time_values || !time_right) {
+                wb_grade_free(&g);
+                rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+                break;
+            }
             char desc[512];
             if (!json)
                 printf("Verifying %s (%s answers, %s) against %s %s\n  GPU: %s\n", key_path, answers->arch,
                        answers->verified ? "verified" : "unverified", live ? "a live capture" : "the recording",
                        live ? "" : rec.path, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc));
+            if (!json && rec.calibration.present)
+                printf("  Ceilings: copy %.3f TB/s, bf16 matrix %.1f TFLOP/s (%s)\n", rec.calibration.copy_bytes_per_s / 1e12,
+                       rec.calibration.matrix_flops_per_s / 1e12, rec.calibration.method);
         }
         json_t *diffs = json_array();
         for (size_t i = 0; i < g.n && i < n_facts; i++) {
             const wb_graded_fact *x = &g.facts[i];
-            if (wb_fact_is_time(x->fact->kind) && !json)
-                /* a time is never the same twice: show each run's value against the band */
-                printf("  %-7s  %s %-32s answer %ld, run %d: %ld (median of %zu)\n", x->right ? "time" : "differs",
-                       x->prediction->id, x->fact->label, x->predicted, rep + 1, x->actual, x->n_occurrences);
+            char pred[64], act[64];
+            time_values[i * (size_t)o->repeat + (size_t)rep] = x->actual_us;
+            time_right[i * (size_t)o->repeat + (size_t)rep] = x->right;
+            if (!x->right) wrong += rep == 0 || x->is_time; /* a time fact counts once per run it misses */
+            if (!x->right && !json && (rep == 0 || x->is_time)) {
+                printf("  %sdiffers%s  %s %-32s answer %s, captured ", wb_red(stdout), wb_reset(stdout), x->prediction->id,
+                       x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
+                if (x->actual >= 0) printf("%s", wb_graded_actual_text(x, act, sizeof act));
+                else {
+                    printf("per occurrence:");
+                    for (size_t k = 0; k < x->n_occurrences && k < 12; k++) {
+                        if (x->fact->kind == WB_FACT_BOUND) printf(" %s", wb_bound_name((int)x->per_occurrence[k]));
+                        else printf(" %ld", x->per_occurrence[k]);
+                    }
+                    printf("%s", x->n_occurrences ? "" : " (range never occurred)");
+                }
+                if (x->is_time && x->actual >= 0) printf(" (run %d; right from %s us)", rep + 1, wb_graded_band_text(x, act, sizeof act));
+                printf("\n");
+            }
             if (rep == 0) {
                 first_actual[i] = x->actual;
-                if (!x->right) {
-                    wrong++;
-                    if (!json && !wb_fact_is_time(x->fact->kind)) {
-                        printf("  %sdiffers%s  %s %-32s answer %ld, captured ", wb_red(stdout), wb_reset(stdout), x->prediction->id,
-                               x->fact->label, x->predicted);
-                        if (x->actual >= 0) printf("%ld\n", x->actual);
-                        else {
-                            printf("per occurrence:");
-                            for (size_t k = 0; k < x->n_occurrences && k < 12; k++) printf(" %ld", x->per_occurrence[k]);
-                            printf("%s\n", x->n_occurrences ? "" : " (range never occurred)");
-                        }
-                    }
-                }
-            } else if (wb_fact_is_time(x->fact->kind) ? !x->right : x->actual != first_actual[i]) {
+            } else if (!x->is_time && x->actual != first_actual[i]) {
                 flaky++;
-                if (!json)
-                    printf("  %sflaky%s    %s %-32s run 1: %ld, run %d: %ld\n", wb_red(stdout), wb_reset(stdout), x->prediction->id,
-                           x->fact->label, first_actual[i], rep + 1, x->actual);
+                if (!json) {
+                    wb_graded_fact was = *x;
+                    was.actual = first_actual[i];
+                    printf("  %sflaky%s    %s %-32s run 1: %s, run %d: %s\n", wb_red(stdout), wb_reset(stdout), x->prediction->id,
+                           x->fact->label, wb_graded_actual_text(&was, pred, sizeof pred), rep + 1,
+                           wb_graded_actual_text(x, act, sizeof act));
+                }
             }
-            if (!x->right)
-                json_array_append_new(diffs, json_pack("{s:s, s:s, s:I, s:o}", "id", x->prediction->id, "fact", x->fact->label,
-                                                       "answer", (json_int_t)x->predicted, "actual",
-                                                       x->actual >= 0 ? json_integer(x->actual) : json_null()));
+            if (!x->right) {
+                json_t *d = json_pack("{s:s, s:s}", "id", x->prediction->id, "fact", x->fact->label);
+                json_object_set_new(d, "answer", json_string(wb_graded_predicted_text(x, pred, sizeof pred)));
+                json_object_set_new(d, "actual", x->actual >= 0 ? json_string(wb_graded_actual_text(x, act, sizeof act)) : json_null());
+                json_array_append_new(diffs, d);
+            }
         }
         json_array_append_new(runs_json, json_pack("{s:i, s:I, s:I, s:o}", "run", rep + 1, "right", (json_int_t)g.right, "total",
                                                    (json_int_t)g.n, "differences", diffs));
-        wb_grade_free(&g);
+        if (rep == 0) first = g;
+        else wb_grade_free(&g);
     }
+    /* time facts: their spread over the runs, and whether they held in every one */
+    json_t *times_json = json_array();
+    for (size_t i = 0; !rc && i < first.n && i < n_facts; i++) {
+        const wb_graded_fact *x = &first.facts[i];
+        if (!x->is_time) continue;
+        const double *v = &time_values[i * (size_t)o->repeat];
+        double lo = v[0], hi = v[0];
+        int held = 0;
+        for (int r = 0; r < o->repeat; r++) {
+            lo = v[r] < lo ? v[r] : lo;
+            hi = v[r] > hi ? v[r] : hi;
+            held += time_right[i * (size_t)o->repeat + (size_t)r];
+        }
+        double mid = wb_median(v, (size_t)o->repeat), spread = mid > 0 ? (hi - lo) / mid : 0;
+        json_t *vals = json_array();
+        for (int r = 0; r < o->repeat; r++) json_array_append_new(vals, json_real(v[r]));
+        json_array_append_new(times_json, json_pack("{s:s, s:s, s:f, s:f, s:o, s:f, s:f, s:f, s:i, s:i}", "id", x->prediction->id,
+                                                    "fact", x->fact->label, "answer", x->predicted_us, "tolerance", x->tolerance,
+                                                    "per_run", vals, "min", lo, "max", hi, "spread", spread, "held", held, "runs",
+                                                    o->repeat));
+        if (json) continue;
+        char pred[64];
+        printf("  %stime%s     %s %-32s answer %s us, runs:", held == o->repeat ? wb_green(stdout) : wb_red(stdout), wb_reset(stdout),
+               x->prediction->id, x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
+        for (int r = 0; r < o->repeat; r++) printf(" %.1f", v[r]);
+        printf(" (spread %.1f%%; within %.0f%% in %d of %d)\n", 100 * spread, 100 * x->tolerance, held, o->repeat);
+    }
+    wb_grade_free(&first);
     free(first_actual);
+    free(time_values);
+    free(time_right);
     if (!rc) {
         int holds = wrong == 0 && flaky == 0;
         if (json) {
-            json_t *o_json = json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "lesson", lesson.lesson, "source",
+            json_t *o_json = json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:o, s:o}", "lesson", lesson.lesson, "source",
                                        live ? "live" : "replay", "arch", answers->arch, "holds", holds, "facts", (json_int_t)n_facts,
-                                       "differing", (json_int_t)wrong, "flaky", (json_int_t)flaky, "runs", runs_json);
-            runs_json = NULL;
+                                       "differing", (json_int_t)wrong, "flaky", (json_int_t)flaky, "runs", runs_json, "time_facts",
+                                       times_json);
+            runs_json = times_json = NULL;
             char *text = json_dumps(o_json, JSON_INDENT(2));
             puts(text ? text : "{}");
             free(text);
@@ -247,6 +304,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
         }
         rc = holds ? WB_EXIT_OK : WB_EXIT_WRONG;
     }
+    json_decref(times_json);
     json_decref(runs_json);
 out:
     wb_recording_free(&rec);
@@ -304,7 +362,7 @@ int cmd_record(int argc, char **argv) {
     for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
     char run_dir[4096];
     if ((rc = wb_make_run_dir(lesson.dir, lesson.lesson, "record", run_dir, sizeof run_dir, &err))) goto lesson_out;
-    wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr};
+    wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr, o.repeat};
     if ((rc = wb_capture_live(&req, &rec, &err))) goto lesson_out;
     if ((rc = wb_check_usable(&rec, &lesson, variants, lesson.n_variants, run_dir, &err))) goto lesson_out;
     char traces[4200], target[4300], source[4300];

@@ -108,6 +108,9 @@ long wb_count_fact(const wb_capture *c, const wb_occurrence *o, const wb_fact *f
         int64_t ns = wb_occurrence_overlap_ns(c, o);
         return ns < 0 ? -1 : (long)((ns + 500) / 1000); /* whole microseconds, rounded */
     }
+    case WB_FACT_GPU_US:
+    case WB_FACT_WALL_US:
+    case WB_FACT_BOUND: return 0; /* not counts: time_facts.h */
     }
     return 0;
 }

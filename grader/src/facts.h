@@ -35,7 +35,7 @@ int wb_in_profiled_window(const wb_capture *c, uint64_t start, uint64_t end);
 int wb_find_occurrences(const wb_capture *c, const char *range_name, wb_occurrences *out);
 void wb_occurrences_free(wb_occurrences *o);
 
-/* The value of one fact in one occurrence. */
+/* The value of one count fact in one occurrence (time facts and bound: time_facts.h). */
 long wb_count_fact(const wb_capture *c, const wb_occurrence *o, const wb_fact *f);
 
 #endif

@@ -1,7 +1,7 @@
 /* grade.c: see grade.h. */
 #include "grade.h"
 #include "facts.h"
-#include "tolerance.h"
+#include "time_facts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +34,92 @@ int wb_predictions_check_lesson(const wb_prediction_set *p, const wb_lesson *l, 
 }
 
 void wb_grade_free(wb_grade *g) {
-    for (size_t i = 0; i < g->n; i++) free(g->facts[i].per_occurrence);
+    for (size_t i = 0; i < g->n; i++) {
+        free(g->facts[i].per_occurrence);
+        free(g->facts[i].gpu_us);
+        free(g->facts[i].wall_us);
+        free(g->facts[i].per_us);
+    }
     free(g->facts);
     memset(g, 0, sizeof *g);
+}
+
+int wb_grade_time_values(wb_graded_fact *g, const double *values, const double *gpu_us, const double *wall_us, size_t n,
+                         const wb_work *work, const wb_calibration *cal) {
+    const wb_fact *f = g->fact;
+    g->n_occurrences = n;
+    g->is_time = wb_fact_is_time(f->kind);
+    g->predicted_us = f->value;
+    g->per_occurrence = calloc(n + 1, sizeof *g->per_occurrence);
+    g->gpu_us = calloc(n + 1, sizeof *g->gpu_us);
+    g->wall_us = calloc(n + 1, sizeof *g->wall_us);
+    if (!g->per_occurrence || !g->gpu_us || !g->wall_us) return -1;
+    memcpy(g->gpu_us, gpu_us, n * sizeof *gpu_us);
+    memcpy(g->wall_us, wall_us, n * sizeof *wall_us);
+    if (g->is_time) {
+        g->actual_us = wb_median(values ? values : f->kind == WB_FACT_GPU_US ? gpu_us : wall_us, n);
+        if (values) { /* the report shows the fact's own values per occurrence */
+            g->per_us = calloc(n + 1, sizeof *g->per_us);
+            if (!g->per_us) return -1;
+            memcpy(g->per_us, values, n * sizeof *values);
+        }
+        g->actual = n ? 0 : -1;
+        g->right = n > 0 && wb_time_within(g->predicted_us, g->actual_us, g->tolerance);
+        return 0;
+    }
+    /* bound: the rule per occurrence; right when every occurrence has the predicted bound */
+    int agree = n > 0;
+    wb_bound_inputs in;
+    for (size_t k = 0; k < n; k++) {
+        g->per_occurrence[k] = wb_bound_of(gpu_us[k], wall_us[k], work, cal, &in);
+        if (g->per_occurrence[k] != g->per_occurrence[0]) agree = 0;
+    }
+    wb_bound_of(wb_median(gpu_us, n), wb_median(wall_us, n), work, cal, &g->bound);
+    g->actual = agree ? g->per_occurrence[0] : -1;
+    g->right = agree && g->actual == g->predicted;
+    return 0;
+}
+
+double wb_graded_time_at(const wb_graded_fact *g, size_t k) {
+    if (g->per_us) return g->per_us[k];
+    return g->fact->kind == WB_FACT_GPU_US ? g->gpu_us[k] : g->wall_us[k];
+}
+
+const char *wb_graded_predicted_text(const wb_graded_fact *g, char *buf, size_t cap) {
+    return wb_fact_value_text(g->fact, buf, cap);
+}
+
+const char *wb_graded_actual_text(const wb_graded_fact *g, char *buf, size_t cap) {
+    if (g->actual < 0) snprintf(buf, cap, "-");
+    else if (g->is_time) snprintf(buf, cap, "%.1f", g->actual_us);
+    else if (g->fact->kind == WB_FACT_BOUND) snprintf(buf, cap, "%s", wb_bound_name((int)g->actual));
+    else snprintf(buf, cap, "%ld", g->actual);
+    return buf;
+}
+
+const char *wb_graded_band_text(const wb_graded_fact *g, char *buf, size_t cap) {
+    if (!g->is_time || g->actual < 0) snprintf(buf, cap, "%s", "");
+    else snprintf(buf, cap, "%.1f-%.1f", g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
+    return buf;
+}
+
+/* A bound can be judged only with the range's declared work and the GPU's measured ceilings. */
+static int check_bound_inputs(const wb_prediction_set *p, const wb_prediction *q, const wb_lesson *l, const char *variant,
+                              const wb_recording *rec, wb_error *err) {
+    for (size_t j = 0; j < q->n_facts; j++) {
+        if (q->facts[j].kind != WB_FACT_BOUND || q->facts[j].predicted < 0) continue;
+        if (!l || !wb_lesson_work(l, variant, q->range))
+            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->facts[j].line, q->facts[j].column,
+                              "prediction '%s' asks the bound of range '%s' (variant %s), but %s declares no work for it, so "
+                              "its bound cannot be judged. Instructors: add {variant: %s, range: %s, flops: ..., bytes: ...} "
+                              "under 'work:' (docs/lesson-format.md); learners: remove 'bound' from this prediction",
+                              q->id, q->range, variant ? variant : "?", l ? l->path : "lesson.yaml", variant ? variant : "?", q->range);
+        if (!rec->calibration.present)
+            return wb_fail(err, WB_EXIT_CAPTURE, "%s holds no calibration of the GPU (copy bandwidth, matrix rate), which "
+                           "prediction '%s' needs for its bound; re-record the lesson with grader record, or check live",
+                           rec->path ? rec->path : "the capture", q->id);
+    }
+    return 0;
 }
 
 int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const wb_recording *rec, wb_grade *out,
@@ -54,8 +137,14 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
         if (!run)
             return wb_fail(err, WB_EXIT_CAPTURE, "%s: no capture of variant '%s', which prediction '%s' needs; re-record the lesson "
                            "(grader record) or run live", rec->path ? rec->path : "the capture", variant ? variant : "?", q->id);
+        if (check_bound_inputs(p, q, l, run->variant, rec, err)) return err->code;
         wb_occurrences occ;
         if (wb_find_occurrences(&run->capture, q->range, &occ)) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        double *gpu = calloc(occ.n + 1, sizeof *gpu), *wall = calloc(occ.n + 1, sizeof *wall);
+        for (size_t k = 0; k < occ.n && gpu && wall; k++) {
+            gpu[k] = wb_occurrence_gpu_us(&run->capture, &occ.items[k]);
+            wall[k] = wb_occurrence_wall_us(&run->capture, &occ.items[k]);
+        }
         for (size_t j = 0; j < q->n_facts; j++) {
             const wb_fact *f = &q->facts[j];
             if (f->predicted < 0) continue;
@@ -64,6 +153,22 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
             g->fact = f;
             g->variant = run->variant;
             g->predicted = f->predicted;
+            g->tolerance = wb_lesson_tolerance(l, q->id);
+            if (wb_fact_is_time(f->kind) || f->kind == WB_FACT_BOUND) {
+                /* overlap_us: whole microseconds per occurrence (overlap.h) */
+                double *overlap = f->kind == WB_FACT_OVERLAP_US ? calloc(occ.n + 1, sizeof *overlap) : NULL;
+                for (size_t k = 0; overlap && k < occ.n; k++) overlap[k] = (double)wb_count_fact(&run->capture, &occ.items[k], f);
+                int failed = !gpu || !wall || (f->kind == WB_FACT_OVERLAP_US && !overlap) ||
+                             wb_grade_time_values(g, overlap, gpu, wall, occ.n, l ? wb_lesson_work(l, run->variant, q->range) : NULL,
+                                                  &rec->calibration);
+                free(overlap);
+                if (failed) {
+                    free(gpu), free(wall), wb_occurrences_free(&occ);
+                    return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+                }
+                out->right += (size_t)g->right;
+                continue;
+            }
             g->n_occurrences = occ.n;
             g->per_occurrence = calloc(occ.n + 1, sizeof *g->per_occurrence);
             int agree = occ.n > 0;
@@ -71,16 +176,12 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
                 g->per_occurrence[k] = wb_count_fact(&run->capture, &occ.items[k], f);
                 if (g->per_occurrence[k] != g->per_occurrence[0]) agree = 0;
             }
-            if (wb_fact_is_time(f->kind) && g->per_occurrence && occ.n > 0) {
-                /* times differ between occurrences by nature: the median one is graded */
-                g->actual = wb_median_long(g->per_occurrence, occ.n);
-                g->right = wb_within_tolerance(g->predicted, g->actual, WB_TIME_TOLERANCE);
-            } else {
-                g->actual = agree ? g->per_occurrence[0] : -1;
-                g->right = agree && g->actual == g->predicted;
-            }
+            g->actual = agree ? g->per_occurrence[0] : -1;
+            g->right = agree && g->actual == g->predicted;
             out->right += (size_t)g->right;
         }
+        free(gpu);
+        free(wall);
         wb_occurrences_free(&occ);
     }
     return 0;

@@ -1,15 +1,17 @@
 /* lesson.c: reads lesson.yaml (see lesson.h). Unknown keys are errors, so a typo never drops a
  * question silently. */
 #include "lesson.h"
+#include "work_expr.h"
 #include "yaml_doc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", NULL};
-static const char *const VARIANT_KEYS[] = {"name", "args", "about", NULL};
-static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", NULL};
+static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", NULL};
+static const char *const VARIANT_KEYS[] = {"name", "args", "about", "params", NULL};
+static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", NULL};
+static const char *const WORK_KEYS[] = {"variant", "range", "flops", "bytes", NULL};
 
 static void free_strings(char **v, size_t n) {
     for (size_t i = 0; i < n; i++) free(v[i]);
@@ -21,6 +23,8 @@ void wb_lesson_free(wb_lesson *l) {
         free(l->variants[i].name);
         free(l->variants[i].about);
         free_strings(l->variants[i].args, l->variants[i].n_args);
+        for (size_t j = 0; j < l->variants[i].n_params; j++) free(l->variants[i].params[j].name);
+        free(l->variants[i].params);
     }
     free(l->variants);
     for (size_t i = 0; i < l->n_questions; i++) {
@@ -33,6 +37,13 @@ void wb_lesson_free(wb_lesson *l) {
         free_strings(q->hints, q->n_hints);
     }
     free(l->questions);
+    for (size_t i = 0; i < l->n_work; i++) {
+        free(l->work[i].variant);
+        free(l->work[i].range);
+        free(l->work[i].flops_text);
+        free(l->work[i].bytes_text);
+    }
+    free(l->work);
     free_strings(l->ranges, l->n_ranges);
     free(l->dir);
     free(l->path);
@@ -60,13 +71,111 @@ static int read_string_list(wb_yaml *y, yaml_node_t *n, const char *what, int al
     return 0;
 }
 
-static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", NULL};
+static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", "gpu_us",
+                                         "wall_us", "bound", NULL};
 
 static int valid_fact_name(const char *f) {
     for (const char *const *w = FACT_WORDS; *w; w++)
         if (!strcmp(f, *w)) return 1;
     return (!strncmp(f, "kernels_named.", 14) && f[14]) || (!strncmp(f, "api_calls.", 10) && f[10]) ||
            (!strncmp(f, "memcpys_named.", 14) && f[14]);
+}
+
+/* params: {n: 4096, batch: 8}: names of the work expressions, numeric values. */
+static int read_params(wb_yaml *y, yaml_node_t *map, wb_variant *var, wb_error *err) {
+    char what[160];
+    snprintf(what, sizeof what, "'params' of variant '%s'", var->name);
+    if (wb_yaml_expect_mapping(y, map, what, NULL, err)) return err->code;
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    var->params = calloc(n + 1, sizeof *var->params);
+    if (!var->params) return wb_yaml_fail(err, y, map, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[i].key);
+        yaml_node_t *v = yaml_document_get_node(&y->doc, map->data.mapping.pairs.start[i].value);
+        const char *name = wb_yaml_scalar(k);
+        int ok = name && ((name[0] >= 'a' && name[0] <= 'z') || name[0] == '_') && strlen(name) <= 64;
+        for (const char *c = name; ok && *c; c++) ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+        if (!ok) return wb_yaml_fail(err, y, k, "%s: a parameter name is a-z, 0-9 and _, starting with a letter", what);
+        var->params[i].name = strdup(name);
+        var->n_params = i + 1;
+        char vwhat[256];
+        snprintf(vwhat, sizeof vwhat, "parameter '%s' of variant '%s'", name, var->name);
+        int open;
+        if (wb_yaml_decimal(y, v, vwhat, 0, 1e15, &var->params[i].value, &open, err)) return err->code;
+    }
+    return 0;
+}
+
+/* tolerance: 30% or 0.3 */
+static int read_tolerance(wb_yaml *y, yaml_node_t *n, const char *qid, double *out, wb_error *err) {
+    const char *s = n && n->type == YAML_SCALAR_NODE ? wb_yaml_scalar(n) : NULL;
+    char *end = NULL;
+    double v = s && s[strspn(s, "0123456789.%")] == '\0' ? strtod(s, &end) : 0;
+    int percent = end && end[0] == '%' && end[1] == '\0';
+    if (percent) v /= 100;
+    if (!s || !end || end == s || (*end && !percent) || s[0] == '-' || s[0] == '+' || !(v > 0 && v < 1))
+        return wb_yaml_fail(err, y, n, "question '%s': 'tolerance' is a share of the actual value above 0 and below 1, "
+                                       "written 30%% or 0.3", qid);
+    *out = v;
+    return 0;
+}
+
+static int eval_work(wb_yaml *y, yaml_node_t *entry, const char *key, const wb_variant *var, const char *what, char **text,
+                     double *out, wb_error *err) {
+    yaml_node_t *n = wb_yaml_get(y, entry, key);
+    if (!n) return wb_yaml_fail(err, y, entry, "%s is missing: declare it as a number or an expression of the variant's params", what);
+    if (n->type != YAML_SCALAR_NODE || !*wb_yaml_scalar(n))
+        return wb_yaml_fail(err, y, n, "%s must be a number or an expression such as 2*n*n*n", what);
+    *text = strdup(wb_yaml_scalar(n));
+    const char *names[64];
+    double values[64];
+    size_t k = 0;
+    for (; var && k < var->n_params && k < 64; k++) names[k] = var->params[k].name, values[k] = var->params[k].value;
+    wb_expr_params params = {names, values, k};
+    char message[512];
+    size_t offset;
+    if (wb_expr_eval(*text, &params, out, message, sizeof message, &offset) != 0)
+        return wb_yaml_fail(err, y, n, "%s '%s': %s (at character %zu)", what, *text, message, offset + 1);
+    if (*out < 0) return wb_yaml_fail(err, y, n, "%s '%s' is %g; work cannot be negative", what, *text, *out);
+    return 0;
+}
+
+/* work: [{variant, range, flops, bytes}]: one entry per (variant, range) at most. */
+static int read_work(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
+    if (wb_yaml_expect_sequence(y, list, "'work'", err)) return err->code;
+    size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+    l->work = calloc(n + 1, sizeof *l->work);
+    if (!l->work) return wb_yaml_fail(err, y, list, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *wn = yaml_document_get_node(&y->doc, list->data.sequence.items.start[i]);
+        wb_work *w = &l->work[i];
+        l->n_work = i + 1;
+        if (wb_yaml_expect_mapping(y, wn, "a 'work' entry", WORK_KEYS, err)) return err->code;
+        w->line = wb_yaml_line(wn);
+        yaml_node_t *variant = wb_yaml_get(y, wn, "variant");
+        const wb_variant *var = l->n_variants == 1 ? &l->variants[0] : NULL;
+        if (variant) {
+            if (wb_yaml_string(y, variant, "'variant'", &w->variant, err)) return err->code;
+            if (!(var = wb_lesson_variant(l, w->variant))) return wb_yaml_fail(err, y, variant, "work: no variant '%s'", w->variant);
+        } else if (l->n_variants > 1) {
+            return wb_yaml_fail(err, y, wn, "a 'work' entry needs a 'variant': the lesson has several");
+        }
+        yaml_node_t *range = wb_yaml_get(y, wn, "range");
+        if (wb_yaml_string(y, range ? range : wn, "a work entry's 'range'", &w->range, err)) return err->code;
+        if (!wb_lesson_has_range(l, w->range)) return wb_yaml_fail(err, y, range, "work: range '%s' is not in 'ranges'", w->range);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(l->work[j].range, w->range) && !strcmp(l->work[j].variant ? l->work[j].variant : "", w->variant ? w->variant : ""))
+                return wb_yaml_fail(err, y, wn, "work for range '%s' of variant '%s' is declared twice (first at line %d)", w->range,
+                                    var ? var->name : "?", l->work[j].line);
+        char what[256];
+        snprintf(what, sizeof what, "'flops' of range '%s' (variant %s)", w->range, var ? var->name : "?");
+        if (eval_work(y, wn, "flops", var, what, &w->flops_text, &w->flops, err))
+            return err->code;
+        snprintf(what, sizeof what, "'bytes' of range '%s' (variant %s)", w->range, var ? var->name : "?");
+        if (eval_work(y, wn, "bytes", var, what, &w->bytes_text, &w->bytes, err))
+            return err->code;
+    }
+    return 0;
 }
 
 static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
@@ -90,6 +199,8 @@ static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *
         if (read_string_list(y, args, "a variant's 'args'", 1, &var->args, &var->n_args, err)) return err->code;
         yaml_node_t *about = wb_yaml_get(y, v, "about");
         if (about && wb_yaml_string(y, about, "'about'", &var->about, err)) return err->code;
+        yaml_node_t *params = wb_yaml_get(y, v, "params");
+        if (params && read_params(y, params, var, err)) return err->code;
     }
     return 0;
 }
@@ -128,11 +239,15 @@ static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error 
         for (size_t j = 0; j < q->n_facts; j++)
             if (!valid_fact_name(q->facts[j]))
                 return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (kernels, gemms, memsets, memcpys, "
-                                                    "kernels_named.TEXT, api_calls.NAME, memcpys_named.WORDS, streams, overlap_us)", q->id, q->facts[j]);
+                                                    "kernels_named.TEXT, api_calls.NAME, memcpys_named.WORDS, streams, overlap_us, "
+                                                    "gpu_us, wall_us, bound)", q->id, q->facts[j]);
         yaml_node_t *ask = wb_yaml_get(y, qn, "ask");
         if (wb_yaml_string(y, ask ? ask : qn, "a question's 'ask'", &q->ask, err)) return err->code;
         yaml_node_t *hints = wb_yaml_get(y, qn, "hints");
         if (hints && read_string_list(y, hints, "'hints'", 1, &q->hints, &q->n_hints, err)) return err->code;
+        q->tolerance = WB_DEFAULT_TOLERANCE;
+        yaml_node_t *tolerance = wb_yaml_get(y, qn, "tolerance");
+        if (tolerance && read_tolerance(y, tolerance, q->id, &q->tolerance, err)) return err->code;
     }
     return 0;
 }
@@ -180,7 +295,8 @@ int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
     if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "binary"), "'binary'", &l->binary, err))) goto out;
     if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
     if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
-    rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err);
+    if ((rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err))) goto out;
+    if (wb_yaml_get(&y, root, "work")) rc = read_work(&y, wb_yaml_get(&y, root, "work"), l, err);
 out:
     wb_yaml_free(&y);
     return rc;
@@ -196,6 +312,20 @@ const wb_question *wb_lesson_question(const wb_lesson *l, const char *id) {
     for (size_t i = 0; i < l->n_questions; i++)
         if (!strcmp(l->questions[i].id, id)) return &l->questions[i];
     return NULL;
+}
+
+const wb_work *wb_lesson_work(const wb_lesson *l, const char *variant, const char *range) {
+    for (size_t i = 0; i < l->n_work; i++) {
+        const wb_work *w = &l->work[i];
+        const char *wv = w->variant ? w->variant : (l->n_variants == 1 ? l->variants[0].name : NULL);
+        if (!strcmp(w->range, range) && wv && variant && !strcmp(wv, variant)) return w;
+    }
+    return NULL;
+}
+
+double wb_lesson_tolerance(const wb_lesson *l, const char *question_id) {
+    const wb_question *q = l ? wb_lesson_question(l, question_id) : NULL;
+    return q ? q->tolerance : WB_DEFAULT_TOLERANCE;
 }
 
 int wb_lesson_has_range(const wb_lesson *l, const char *range) {

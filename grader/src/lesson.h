@@ -11,10 +11,26 @@
 
 typedef struct {
     char *name;
+    double value;
+} wb_param;
+
+typedef struct {
+    char *name;
     char **args;
     size_t n_args;
     char *about; /* may be NULL */
+    wb_param *params; /* the size parameters work expressions use: params: {n: 4096} */
+    size_t n_params;
 } wb_variant;
+
+/* The work a range does per occurrence, declared by the lesson (not measured): FLOPs, and the
+ * minimum bytes through device memory (each input read once, each output written once). */
+typedef struct {
+    char *variant, *range;      /* variant NULL when the lesson has one */
+    char *flops_text, *bytes_text; /* as written: "2*n*n*n" */
+    double flops, bytes;        /* evaluated with the variant's params */
+    int line;
+} wb_work;
 
 typedef struct {
     char *id, *variant, *range; /* variant NULL when the lesson has one */
@@ -23,8 +39,11 @@ typedef struct {
     char *ask;
     char **hints;
     size_t n_hints;
+    double tolerance;           /* time facts: right when |predicted - actual| <= tolerance x actual */
     int line;
 } wb_question;
+
+#define WB_DEFAULT_TOLERANCE 0.25
 
 typedef struct {
     char *dir;        /* the lesson folder as given */
@@ -36,6 +55,8 @@ typedef struct {
     size_t n_ranges;
     wb_question *questions;
     size_t n_questions;
+    wb_work *work;
+    size_t n_work;
 } wb_lesson;
 
 int wb_lesson_load(const char *lesson_dir, wb_lesson *out, wb_error *err);
@@ -44,6 +65,10 @@ void wb_lesson_free(wb_lesson *l);
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);
 const wb_question *wb_lesson_question(const wb_lesson *l, const char *id);
 int wb_lesson_has_range(const wb_lesson *l, const char *range);
+/* The declared work of a range in a variant, or NULL. */
+const wb_work *wb_lesson_work(const wb_lesson *l, const char *variant, const char *range);
+/* The tolerance of the question with this id, or the default for predictions the lesson does not ask. */
+double wb_lesson_tolerance(const wb_lesson *l, const char *question_id);
 /* "a, b, c" into buf: for "expected one of" messages. */
 const char *wb_lesson_variant_list(const wb_lesson *l, char *buf, size_t cap);
 const char *wb_lesson_range_list(const wb_lesson *l, char *buf, size_t cap);

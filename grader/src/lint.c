@@ -220,6 +220,20 @@ static void check_template(wb_lint_report *r, const wb_lesson *l) {
     wb_predictions_free(&p);
 }
 
+/* ---- declared work -------------------------------------------------------------------------- */
+
+/* Every question that asks a bound needs its range's work declared, or no one can be graded. */
+static void check_work(wb_lint_report *r, const wb_lesson *l) {
+    for (size_t i = 0; i < l->n_questions; i++) {
+        const wb_question *q = &l->questions[i];
+        const char *v = q->variant ? q->variant : l->n_variants == 1 ? l->variants[0].name : NULL;
+        for (size_t j = 0; j < q->n_facts; j++)
+            if (!strcmp(q->facts[j], "bound") && !wb_lesson_work(l, v, q->range))
+                add(r, WB_LINT_ERROR, "work-missing", l->path, q->line, "question '%s' asks the bound of range '%s' (variant %s), "
+                    "but 'work:' declares no FLOPs and bytes for it", q->id, q->range, v ? v : "?");
+    }
+}
+
 /* ---- the answer key ----------------------------------------------------------------------- */
 
 static const wb_fact *fact_labelled(const wb_prediction *p, const char *label) {
@@ -452,9 +466,11 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
 
 /* ---- the key against the recordings --------------------------------------------------------- */
 
-/* The lesson's questions as a learner answers them: the asked facts, valued from the key plus
- * offset. Items and facts are shallow copies (freed with view_free, never wb_predictions_free). */
-static int lesson_view(const wb_lesson *l, const wb_prediction_set *answers, int offset, wb_prediction_set *out) {
+/* The lesson's questions as a learner answers them: the asked facts, valued from the key and made
+ * wrong: counts plus offset, a bound the next one; with time_factor != 1, only the time facts,
+ * times time_factor. Items and facts are shallow copies (freed with view_free, never
+ * wb_predictions_free). */
+static int lesson_view(const wb_lesson *l, const wb_prediction_set *answers, int offset, double time_factor, wb_prediction_set *out) {
     memset(out, 0, sizeof *out);
     out->path = answers->path;
     out->lesson = answers->lesson;
@@ -471,12 +487,13 @@ static int lesson_view(const wb_lesson *l, const wb_prediction_set *answers, int
         if (!p->facts) return -1;
         for (size_t j = 0; j < q->n_facts; j++) {
             const wb_fact *f = fact_labelled(a, q->facts[j]);
-            if (!f) continue;
-            p->facts[p->n_facts] = *f;
-            /* a time is right within a band, which an offset of one never leaves: double it too */
-            if (offset && wb_fact_is_time(f->kind)) p->facts[p->n_facts].predicted *= 2;
-            p->facts[p->n_facts].predicted += offset;
-            p->n_facts++;
+            if (!f || (time_factor != 1 && !wb_fact_is_time(f->kind))) continue;
+            wb_fact *w = &p->facts[p->n_facts++];
+            *w = *f;
+            /* a time of 0 ("nothing overlaps") has no factor of 2 to miss by: 1 us is wrong instead */
+            if (wb_fact_is_time(f->kind)) w->value = f->value > 0 ? f->value * (time_factor == 1 ? 2 : time_factor) : 1;
+            else if (f->kind == WB_FACT_BOUND) w->predicted = (f->predicted + 1) % WB_BOUND_COUNT;
+            else w->predicted += offset;
         }
     }
     return 0;
@@ -490,7 +507,9 @@ static void view_free(wb_prediction_set *v) {
 
 static void describe_actual(const wb_graded_fact *g, char *buf, size_t cap) {
     if (g->actual >= 0) {
-        snprintf(buf, cap, "%ld", g->actual);
+        wb_graded_actual_text(g, buf, cap);
+        if (g->is_time) snprintf(buf + strlen(buf), cap - strlen(buf), " us (right from %.1f to %.1f)",
+                                 g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
         return;
     }
     if (g->n_occurrences == 0) {
@@ -498,8 +517,61 @@ static void describe_actual(const wb_graded_fact *g, char *buf, size_t cap) {
         return;
     }
     snprintf(buf, cap, "values that differ by occurrence:");
-    for (size_t i = 0; i < g->n_occurrences && i < 12; i++)
-        snprintf(buf + strlen(buf), cap - strlen(buf), " %ld", g->per_occurrence[i]);
+    for (size_t i = 0; i < g->n_occurrences && i < 12; i++) {
+        if (g->fact->kind == WB_FACT_BOUND) snprintf(buf + strlen(buf), cap - strlen(buf), " %s", wb_bound_name((int)g->per_occurrence[i]));
+        else snprintf(buf + strlen(buf), cap - strlen(buf), " %ld", g->per_occurrence[i]);
+    }
+}
+
+/* Time facts and bounds of the key, graded against each repeat the recording keeps (grader record
+ * --repeat N): every one must hold in every run, or it would be graded by luck. */
+static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k, const wb_arch_answers *a, recording *x,
+                          wb_lint_severity sev) {
+    size_t timed = 0;
+    for (size_t i = 0; i < a->answers.n; i++)
+        for (size_t j = 0; j < a->answers.items[i].n_facts; j++) {
+            const wb_fact *f = &a->answers.items[i].facts[j];
+            timed += f->kind == WB_FACT_GPU_US || f->kind == WB_FACT_WALL_US || f->kind == WB_FACT_BOUND;
+        }
+    if (!timed) return;
+    if (x->rec.n_repeats == 0) {
+        add(r, WB_LINT_WARNING, "time-no-repeats", x->path, 0, "the key has %zu time fact%s, but this recording keeps no repeats, so "
+            "nothing shows they hold in every run; re-record with grader record %s --repeat 3", timed, timed == 1 ? "" : "s", l->dir);
+        return;
+    }
+    char pred[64], actual[512];
+    for (size_t rep = 0; rep < x->rec.n_repeats; rep++) {
+        const wb_repeat *t = &x->rec.repeats[rep];
+        for (size_t i = 0; i < a->answers.n; i++) {
+            const wb_prediction *p = &a->answers.items[i];
+            const char *variant = wb_prediction_variant(p, l);
+            const wb_range_times *times = NULL;
+            for (size_t m = 0; m < t->n && !times; m++)
+                if (variant && !strcmp(t->items[m].variant, variant) && !strcmp(t->items[m].range, p->range)) times = &t->items[m];
+            for (size_t j = 0; j < p->n_facts; j++) {
+                const wb_fact *f = &p->facts[j];
+                /* repeats keep GPU and wall times: overlap_us is checked by grader verify --repeat only */
+                if ((!wb_fact_is_time(f->kind) && f->kind != WB_FACT_BOUND) || f->kind == WB_FACT_OVERLAP_US) continue;
+                if (!times) {
+                    add(r, sev, "time-unstable", x->path, 0, "repeat %zu holds no times of range '%s' (variant %s); re-record with "
+                        "grader record %s --repeat 3", rep + 2, p->range, variant ? variant : "?", l->dir);
+                    continue;
+                }
+                wb_graded_fact g = {.prediction = p, .fact = f, .variant = variant, .predicted = f->predicted,
+                                    .tolerance = wb_lesson_tolerance(l, p->id)};
+                if (wb_grade_time_values(&g, NULL, times->gpu_us, times->wall_us, times->n, wb_lesson_work(l, variant, p->range),
+                                         &x->rec.calibration)) {
+                    r->out_of_memory = 1;
+                } else if (!g.right) {
+                    describe_actual(&g, actual, sizeof actual);
+                    add(r, sev, "time-unstable", k->path, f->line, "%s answers %s of '%s' with %s, which held in the recorded run "
+                        "but not in repeat %zu of %s, where it is %s: widen the question's tolerance or ask about a steadier range",
+                        a->arch, f->label, p->id, wb_fact_value_text(f, pred, sizeof pred), rep + 2, x->path, actual);
+                }
+                free(g.per_occurrence), free(g.gpu_us), free(g.wall_us), free(g.per_us);
+            }
+        }
+    }
 }
 
 static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k, recording *x) {
@@ -525,14 +597,39 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
         const wb_graded_fact *f = &g.facts[i];
         if (f->right) continue;
         describe_actual(f, actual, sizeof actual);
-        add(r, sev, "key-differs", k->path, f->fact->line, "%s (%s) answers %s of '%s' with %ld, but %s has %s", arch,
-            a->verified ? "verified" : "unverified", f->fact->label, f->prediction->id, f->predicted, x->path, actual);
+        char pred[64];
+        add(r, sev, "key-differs", k->path, f->fact->line, "%s (%s) answers %s of '%s' with %s, but %s has %s", arch,
+            a->verified ? "verified" : "unverified", f->fact->label, f->prediction->id, wb_graded_predicted_text(f, pred, sizeof pred),
+            x->path, actual);
     }
     wb_grade_free(&g);
 
+    check_repeats(r, l, k, a, x, sev);
+
+    /* a time prediction off by a factor of 2 either way is wrong */
+    for (int half = 0; half < 2; half++) {
+        wb_prediction_set off;
+        double factor = half ? 0.5 : 2.0;
+        if (lesson_view(l, &a->answers, 0, factor, &off)) {
+            r->out_of_memory = 1;
+            view_free(&off);
+            return;
+        }
+        if (off.n && wb_grade_predictions(&off, l, &x->rec, &g, &err) == 0) {
+            for (size_t j = 0; j < g.n; j++)
+                if (g.facts[j].right)
+                    add(r, sev, "time-too-lenient", k->path, g.facts[j].fact->line, "%s of question '%s' is graded right even "
+                        "at %s the key's value (%g us against %s): a tolerance that wide cannot tell a good estimate from a "
+                        "bad one", g.facts[j].fact->label, g.facts[j].prediction->id, half ? "half" : "twice",
+                        g.facts[j].predicted_us, x->path);
+            wb_grade_free(&g);
+        }
+        view_free(&off);
+    }
+
     /* every question can be failed: graded against the answers off by one, some fact is wrong */
     wb_prediction_set wrong;
-    if (lesson_view(l, &a->answers, 1, &wrong)) {
+    if (lesson_view(l, &a->answers, 1, 1, &wrong)) {
         r->out_of_memory = 1;
         view_free(&wrong);
         return;
@@ -578,6 +675,7 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
     check_cmake(r, &l);
     check_readme(r, &l);
     check_template(r, &l);
+    check_work(r, &l);
 
     char raw[4400], key_path[4400];
     wb_answer_key_path(l.dir, l.lesson, raw, sizeof raw);

@@ -13,7 +13,30 @@
 static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
 static const char *const ITEM_KEYS[] = {"id", "variant", "range", "kernels", "gemms", "kernels_named",
                                         "api_calls", "memsets", "memcpys", "memcpys_named", "streams",
-                                        "overlap_us", NULL};
+                                        "overlap_us", "gpu_us", "wall_us", "bound", NULL};
+
+/* A time fact above this many microseconds (a minute) is a typo, not a lesson step. */
+#define MAX_TIME_US 60e6
+
+static const char *const BOUND_NAMES[WB_BOUND_COUNT] = {"overhead", "memory", "compute"};
+
+const char *wb_bound_name(int bound) { return bound >= 0 && bound < WB_BOUND_COUNT ? BOUND_NAMES[bound] : "?"; }
+
+int wb_bound_parse(const char *s) {
+    for (int i = 0; s && i < WB_BOUND_COUNT; i++)
+        if (!strcmp(s, BOUND_NAMES[i])) return i;
+    return -1;
+}
+
+int wb_fact_is_time(wb_fact_kind kind) { return kind == WB_FACT_OVERLAP_US || kind == WB_FACT_GPU_US || kind == WB_FACT_WALL_US; }
+
+const char *wb_fact_value_text(const wb_fact *f, char *buf, size_t cap) {
+    if (f->predicted < 0) snprintf(buf, cap, "~");
+    else if (wb_fact_is_time(f->kind)) snprintf(buf, cap, "%g", f->value);
+    else if (f->kind == WB_FACT_BOUND) snprintf(buf, cap, "%s", wb_bound_name(f->predicted));
+    else snprintf(buf, cap, "%d", f->predicted);
+    return buf;
+}
 
 static void fact_free(wb_fact *f) {
     free(f->key);
@@ -45,18 +68,31 @@ static wb_fact *add_fact(wb_prediction *p) {
     return &f[p->n_facts++];
 }
 
-static int read_count_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_kind kind, const char *key,
+static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_kind kind, const char *key,
                            const char *label, wb_error *err) {
     char what[320];
     snprintf(what, sizeof what, "'%s' of prediction '%s'", label, p->id);
     int v;
-    if (wb_yaml_count(y, value, what, 1, &v, err)) return err->code;
+    double us = 0;
+    if (wb_fact_is_time(kind)) {
+        int open;
+        if (wb_yaml_decimal(y, value, what, 1, MAX_TIME_US, &us, &open, err)) return err->code;
+        v = open ? -1 : 0;
+    } else if (kind == WB_FACT_BOUND) {
+        v = wb_yaml_is_null(value) ? -1 : wb_bound_parse(wb_yaml_scalar(value));
+        if (v < 0 && !wb_yaml_is_null(value))
+            return wb_yaml_fail(err, y, value, "%s must be overhead, memory or compute (or ~), found '%s'", what,
+                                value && value->type == YAML_SCALAR_NODE ? wb_yaml_scalar(value) : "a list or mapping");
+    } else if (wb_yaml_count(y, value, what, 1, &v, err)) {
+        return err->code;
+    }
     wb_fact *f = add_fact(p);
     if (!f) return wb_yaml_fail(err, y, value, "out of memory");
     f->kind = kind;
     f->key = key ? strdup(key) : NULL;
     f->label = strdup(label);
     f->predicted = v;
+    f->value = us;
     f->line = wb_yaml_line(value);
     f->column = wb_yaml_column(value);
     return 0;
@@ -98,7 +134,7 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_f
                                 (int)(strrchr(key, '_') - key), key);
         char label[320];
         snprintf(label, sizeof label, "%s.%s", group, key);
-        if (read_count_fact(y, v, p, kind, key, label, err)) return err->code;
+        if (read_fact(y, v, p, kind, key, label, err)) return err->code;
         wb_fact *f = &p->facts[p->n_facts - 1];
         if (kind == WB_FACT_KERNELS_NAMED && strncmp(key, "re:", 3) == 0) {
             int rc = regcomp(&f->regex, key + 3, REG_EXTENDED | REG_ICASE | REG_NOSUB);
@@ -135,10 +171,12 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
     /* Facts in a fixed order, so reports read the same whatever order the file uses. */
     static const struct { const char *key; wb_fact_kind kind; } counts[] = {
         {"kernels", WB_FACT_KERNELS}, {"gemms", WB_FACT_GEMMS}, {"memsets", WB_FACT_MEMSETS}, {"memcpys", WB_FACT_MEMCPYS},
-        {"streams", WB_FACT_STREAMS}, {"overlap_us", WB_FACT_OVERLAP_US}};
+        {"streams", WB_FACT_STREAMS}};
+    static const struct { const char *key; wb_fact_kind kind; } times[] = {
+        {"overlap_us", WB_FACT_OVERLAP_US}, {"gpu_us", WB_FACT_GPU_US}, {"wall_us", WB_FACT_WALL_US}, {"bound", WB_FACT_BOUND}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         yaml_node_t *v = wb_yaml_get(y, item, counts[i].key);
-        if (v && read_count_fact(y, v, p, counts[i].kind, NULL, counts[i].key, err)) return err->code;
+        if (v && read_fact(y, v, p, counts[i].kind, NULL, counts[i].key, err)) return err->code;
     }
     yaml_node_t *named = wb_yaml_get(y, item, "kernels_named");
     if (named && read_keyed_facts(y, named, p, WB_FACT_KERNELS_NAMED, "kernels_named", err)) return err->code;
@@ -146,9 +184,14 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
     if (api && read_keyed_facts(y, api, p, WB_FACT_API_CALLS, "api_calls", err)) return err->code;
     yaml_node_t *copies = wb_yaml_get(y, item, "memcpys_named");
     if (copies && read_keyed_facts(y, copies, p, WB_FACT_MEMCPYS_NAMED, "memcpys_named", err)) return err->code;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        yaml_node_t *v = wb_yaml_get(y, item, times[i].key);
+        if (v && read_fact(y, v, p, times[i].kind, NULL, times[i].key, err)) return err->code;
+    }
     if (p->n_facts == 0)
         return wb_yaml_fail(err, y, item, "%s predicts nothing; add at least one of kernels, gemms, kernels_named, "
-                                          "api_calls, memsets, memcpys, memcpys_named, streams, overlap_us", what);
+                                          "api_calls, memsets, memcpys, memcpys_named, streams, overlap_us, gpu_us, "
+                                          "wall_us, bound", what);
     return 0;
 }
 
@@ -204,7 +247,6 @@ int wb_predictions_load(const char *path, wb_prediction_set *out, wb_error *err)
     return rc;
 }
 
-int wb_fact_is_time(wb_fact_kind kind) { return kind == WB_FACT_OVERLAP_US; }
 
 size_t wb_predictions_open(const wb_prediction_set *s) {
     size_t n = 0;

@@ -16,6 +16,9 @@
  *       memcpys_named: {HtoD pageable: 8}  # copies by direction and memory (overlap.h)
  *       streams: 3              # distinct streams of the range's GPU work
  *       overlap_us: 400         # GPU time with two or more operations at once, within 25%
+ *       gpu_us: 180             # time facts (docs/predictions.md): microseconds, decimals allowed,
+ *       wall_us: 40             #   right within the question's tolerance (default 25%)
+ *       bound: memory           # overhead, memory or compute, by the grader's one rule
  */
 #ifndef WB_PREDICTIONS_H
 #define WB_PREDICTIONS_H
@@ -34,11 +37,19 @@ typedef enum {
     WB_FACT_API_CALLS,
     WB_FACT_STREAMS,       /* streams and overlap: overlap.h */
     WB_FACT_MEMCPYS_NAMED,
-    WB_FACT_OVERLAP_US,    /* a time: graded within a tolerance (tolerance.h), not exactly */
+    WB_FACT_OVERLAP_US,    /* time facts (this and the next two): microseconds, graded within a tolerance */
+    WB_FACT_GPU_US,
+    WB_FACT_WALL_US,
+    WB_FACT_BOUND,    /* a wb_bound, graded exactly */
 } wb_fact_kind;
 
-/* 1 for facts that are times in whole microseconds, graded on the median occurrence within a
- * tolerance (tolerance.h) instead of exactly on every occurrence. */
+/* Where a range's time goes (the rule: docs/predictions.md, time_facts.h). */
+typedef enum { WB_BOUND_OVERHEAD, WB_BOUND_MEMORY, WB_BOUND_COMPUTE, WB_BOUND_COUNT } wb_bound;
+const char *wb_bound_name(int bound); /* "overhead", ...; "?" when out of range */
+int wb_bound_parse(const char *s);    /* -1 when s is no bound's name */
+
+/* 1 for overlap_us, gpu_us and wall_us: values in microseconds (wb_fact.value), graded on the
+ * median occurrence within a tolerance (time_facts.h) instead of exactly on every occurrence. */
 int wb_fact_is_time(wb_fact_kind kind);
 
 typedef struct {
@@ -46,7 +57,8 @@ typedef struct {
     char *key;        /* kernels_named: the text or "re:regex"; api_calls: the API name;
                          memcpys_named: the copy words; else NULL */
     char *label;      /* "kernels", "gemms", "kernels_named.gelu", "api_calls.cudaLaunchKernel" */
-    int predicted;    /* -1 for ~ */
+    int predicted;    /* -1 for ~; bound: a wb_bound; time facts: 0 once predicted (value holds it) */
+    double value;     /* time facts: the predicted microseconds */
     int line, column; /* of the value, 1-based */
     regex_t regex;    /* kernels_named with "re:" keys */
     int has_regex;
@@ -77,6 +89,9 @@ void wb_predictions_free(wb_prediction_set *s);
 /* Number of facts still ~. */
 size_t wb_predictions_open(const wb_prediction_set *s);
 const wb_prediction *wb_predictions_find(const wb_prediction_set *s, const char *id);
+
+/* A fact's predicted value as text: "5", "180.5", "memory", "~". */
+const char *wb_fact_value_text(const wb_fact *f, char *buf, size_t cap);
 
 /* Matching used by kernels_named: case-insensitive substring, or the regex for "re:" keys. */
 int wb_fact_name_matches(const wb_fact *f, const char *kernel_name);

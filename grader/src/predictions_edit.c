@@ -35,7 +35,7 @@ static long null_token_length(const char *p, size_t left) {
     return -1;
 }
 
-typedef struct { long offset, length; int value; } splice;
+typedef struct { long offset, length; int value; const char *text; } splice;
 
 static int splice_cmp(const void *a, const void *b) {
     long x = ((const splice *)a)->offset, y = ((const splice *)b)->offset;
@@ -55,10 +55,10 @@ char *wb_predictions_fill_text(const char *path, const char *text, size_t length
                        "expected ~ here; the file changed while the grader was asking. Nothing was written");
             return NULL;
         }
-        s[i] = (splice){off, len, edits[i].value};
+        s[i] = (splice){off, len, edits[i].value, edits[i].text[0] ? edits[i].text : NULL};
     }
     qsort(s, n, sizeof *s, splice_cmp);
-    size_t cap = length + n * 16 + 1, out_len = 0;
+    size_t cap = length + n * 20 + 1, out_len = 0;
     char *out = malloc(cap);
     if (!out) {
         free(s);
@@ -70,7 +70,10 @@ char *wb_predictions_fill_text(const char *path, const char *text, size_t length
         out_len += (size_t)s[i].offset - pos;
         /* an empty value follows "key:" directly: keep a space before the number */
         int need_space = s[i].length == 0 && s[i].offset > 0 && text[s[i].offset - 1] == ':';
-        out_len += (size_t)snprintf(out + out_len, cap - out_len, "%s%d", need_space ? " " : "", s[i].value);
+        if (s[i].text)
+            out_len += (size_t)snprintf(out + out_len, cap - out_len, "%s%.15s", need_space ? " " : "", s[i].text);
+        else
+            out_len += (size_t)snprintf(out + out_len, cap - out_len, "%s%d", need_space ? " " : "", s[i].value);
         pos = (size_t)(s[i].offset + s[i].length);
     }
     memcpy(out + out_len, text + pos, length - pos);

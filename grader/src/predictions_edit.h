@@ -15,6 +15,7 @@
 typedef struct {
     int line, column; /* 1-based position of the ~ value, as the parser reported it */
     int value;
+    char text[16];    /* when not empty, written instead of value: "180.5", "memory" (time facts, bound) */
 } wb_answer_edit;
 
 /* Applies edits; the backup's path goes to backup (may be NULL). */

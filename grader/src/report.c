@@ -1,7 +1,8 @@
 /* report.c: see report.h. */
 #include "report.h"
-#include "tolerance.h"
+#include "facts.h"
 #include "term.h"
+#include "time_facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,10 @@ static void print_occurrences(FILE *f, const wb_graded_fact *g) {
     }
     fprintf(f, "differs by occurrence:");
     size_t shown = g->n_occurrences < 12 ? g->n_occurrences : 12;
-    for (size_t i = 0; i < shown; i++) fprintf(f, "%s %ld", i ? "," : "", g->per_occurrence[i]);
+    for (size_t i = 0; i < shown; i++) {
+        if (g->fact->kind == WB_FACT_BOUND) fprintf(f, "%s %s", i ? "," : "", wb_bound_name((int)g->per_occurrence[i]));
+        else fprintf(f, "%s %ld", i ? "," : "", g->per_occurrence[i]);
+    }
     if (shown < g->n_occurrences) fprintf(f, ", ... (%zu occurrences)", g->n_occurrences);
 }
 
@@ -67,13 +71,18 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
             fprintf(f, "\n%s%s%s  (variant %s, range %s, %zu occurrence%s)\n", wb_bold(f), current->id, wb_reset(f), x->variant,
                     current->range, x->n_occurrences, x->n_occurrences == 1 ? "" : "s");
         }
-        fprintf(f, "  %s%-5s%s  %-36s predicted %-5ld actual ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG",
-                wb_reset(f), x->fact->label, x->predicted);
-        if (wb_fact_is_time(x->fact->kind) && x->actual >= 0)
-            fprintf(f, "%ld (median of %zu occurrence%s; right within %.0f%%)", x->actual, x->n_occurrences,
-                    x->n_occurrences == 1 ? "" : "s", 100 * WB_TIME_TOLERANCE);
-        else if (x->actual >= 0) fprintf(f, "%ld", x->actual);
+        char pred[64], act[64];
+        fprintf(f, "  %s%-5s%s  %-36s predicted %-5s actual ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG",
+                wb_reset(f), x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
+        if (x->actual >= 0) fprintf(f, "%s", wb_graded_actual_text(x, act, sizeof act));
         else print_occurrences(f, x);
+        if (x->is_time && x->actual >= 0)
+            fprintf(f, "  %s(right from %.1f to %.1f us: within %.0f%%, median of %zu)%s", wb_dim(f), x->actual_us * (1 - x->tolerance),
+                    x->actual_us * (1 + x->tolerance), 100 * x->tolerance, x->n_occurrences, wb_reset(f));
+        if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences)
+            fprintf(f, "  %s(GPU %.1f of %.1f us wall%s; compute floor %.2f us, memory floor %.2f us)%s", wb_dim(f), x->bound.gpu_us,
+                    x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ", under half" : "",
+                    x->bound.compute_us, x->bound.memory_us, wb_reset(f));
         fputc('\n', f);
     }
     if (current && ctx->key) {
@@ -81,22 +90,142 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         if (why) print_why(f, why);
     }
     fprintf(f, "\n%sScore: %zu of %zu facts right%s\n", wb_bold(f), g->right, g->n, wb_reset(f));
+    wb_report_work_text(f, ctx, g);
+}
+
+/* ---- declared work against the measured ceilings ------------------------------------------ */
+
+typedef struct {
+    const wb_work *work;
+    const char *variant;
+    size_t n;                 /* occurrences */
+    double gpu_us, wall_us;   /* medians */
+    wb_bound_inputs in;
+    int bound;                /* of the medians; -1 when the range never occurred */
+} work_row;
+
+/* 1 when some graded fact is about this variant. */
+static int variant_graded(const wb_grade *g, const char *variant) {
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->facts[i].variant, variant)) return 1;
+    return 0;
+}
+
+static int work_row_of(const wb_report_context *ctx, const wb_work *w, work_row *row) {
+    const wb_lesson *l = ctx->lesson_yaml;
+    memset(row, 0, sizeof *row);
+    row->work = w;
+    row->variant = w->variant ? w->variant : l->variants[0].name;
+    row->bound = -1;
+    const wb_run *run = wb_recording_run(ctx->recording, row->variant);
+    if (!run) return -1;
+    wb_range_times t;
+    if (wb_range_times_of(&run->capture, row->variant, w->range, &t)) return -1;
+    row->n = t.n;
+    row->gpu_us = wb_median(t.gpu_us, t.n);
+    row->wall_us = wb_median(t.wall_us, t.n);
+    row->bound = t.n ? wb_bound_of(row->gpu_us, row->wall_us, w, &ctx->recording->calibration, &row->in) : -1;
+    free(t.variant), free(t.range), free(t.gpu_us), free(t.wall_us);
+    return 0;
+}
+
+static double per_s(double amount, double us) { return us > 0 ? amount / (us * 1e-6) : 0; }
+
+void wb_report_work_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
+    const wb_lesson *l = ctx->lesson_yaml;
+    const wb_calibration *cal = &ctx->recording->calibration;
+    if (!l || !l->n_work || !cal->present) return;
+    int header = 0;
+    for (size_t i = 0; i < l->n_work; i++) {
+        work_row row;
+        const char *v = l->work[i].variant ? l->work[i].variant : l->variants[0].name;
+        if (!variant_graded(g, v) || work_row_of(ctx, &l->work[i], &row) || row.bound < 0) continue;
+        if (!header) {
+            fprintf(f, "\n%sWhere the time goes%s (declared work against this GPU's measured ceilings: copy %.2f TB/s, bf16 "
+                    "matrix %.0f TFLOP/s)\n", wb_bold(f), wb_reset(f), cal->copy_bytes_per_s / 1e12, cal->matrix_flops_per_s / 1e12);
+            fprintf(f, "  %-12s %-14s %9s %9s %8s %9s %9s %6s  %s\n", "variant", "range", "GFLOP", "MB", "floor us", "GPU us",
+                    "wall us", "x floor", "TFLOP/s  TB/s  bound");
+            header = 1;
+        }
+        fprintf(f, "  %-12s %-14s %9.3f %9.3f %8.2f %9.2f %9.2f %6.2f  %7.1f %5.2f  %s\n", row.variant, row.work->range,
+                row.work->flops / 1e9, row.work->bytes / 1e6, row.in.floor_us, row.gpu_us, row.wall_us,
+                row.in.floor_us > 0 ? row.gpu_us / row.in.floor_us : 0, per_s(row.work->flops, row.gpu_us) / 1e12,
+                per_s(row.work->bytes, row.gpu_us) / 1e12, wb_bound_name(row.bound));
+    }
+    if (header)
+        fprintf(f, "  %sfloor = max(FLOPs / matrix rate, bytes / copy bandwidth); x floor = GPU / floor; medians over the "
+                "occurrences%s\n", wb_dim(f), wb_reset(f));
+}
+
+static json_t *work_json(const wb_report_context *ctx, const wb_grade *g) {
+    const wb_lesson *l = ctx->lesson_yaml;
+    json_t *arr = json_array();
+    if (!l || !ctx->recording->calibration.present) return arr;
+    for (size_t i = 0; i < l->n_work; i++) {
+        work_row row;
+        const char *v = l->work[i].variant ? l->work[i].variant : l->variants[0].name;
+        if (!variant_graded(g, v) || work_row_of(ctx, &l->work[i], &row) || row.bound < 0) continue;
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "variant",
+                                             row.variant, "range", row.work->range, "flops_expr", row.work->flops_text,
+                                             "bytes_expr", row.work->bytes_text, "flops", row.work->flops, "bytes",
+                                             row.work->bytes, "compute_floor_us", row.in.compute_us, "memory_floor_us",
+                                             row.in.memory_us, "floor_us", row.in.floor_us, "gpu_us", row.gpu_us, "wall_us",
+                                             row.wall_us, "tflops_per_s", per_s(row.work->flops, row.gpu_us) / 1e12,
+                                             "tb_per_s", per_s(row.work->bytes, row.gpu_us) / 1e12, "bound",
+                                             wb_bound_name(row.bound)));
+    }
+    return arr;
+}
+
+static json_t *doubles(const double *v, size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+/* One graded fact in JSON: counts as integers, times in microseconds with their band, a bound by
+ * name with the numbers its rule used. */
+static json_t *fact_json(const wb_graded_fact *x) {
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "id", x->prediction->id, "fact", x->fact->label, "variant", x->variant, "range",
+                          x->prediction->range);
+    json_t *per = json_array();
+    if (x->is_time) {
+        json_object_set_new(o, "predicted", json_real(x->predicted_us));
+        json_object_set_new(o, "actual", x->actual >= 0 ? json_real(x->actual_us) : json_null());
+        json_object_set_new(o, "tolerance", json_real(x->tolerance));
+        if (x->actual >= 0)
+            json_object_set_new(o, "band", json_pack("{s:f, s:f}", "from", x->actual_us * (1 - x->tolerance), "to",
+                                                     x->actual_us * (1 + x->tolerance)));
+        json_decref(per);
+        per = json_array();
+        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_real(wb_graded_time_at(x, k)));
+    } else if (x->fact->kind == WB_FACT_BOUND) {
+        json_object_set_new(o, "predicted", json_string(wb_bound_name(x->fact->predicted)));
+        json_object_set_new(o, "actual", x->actual >= 0 ? json_string(wb_bound_name((int)x->actual)) : json_null());
+        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_string(wb_bound_name((int)x->per_occurrence[k])));
+        const wb_bound_inputs *b = &x->bound;
+        json_object_set_new(o, "rule", json_pack("{s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "overhead_share",
+                                                 WB_OVERHEAD_SHARE, "gpu_us", doubles(x->gpu_us, x->n_occurrences), "wall_us",
+                                                 doubles(x->wall_us, x->n_occurrences), "gpu_us_median", b->gpu_us,
+                                                 "wall_us_median", b->wall_us, "flops", b->flops, "bytes", b->bytes,
+                                                 "matrix_flops_per_s", b->matrix_flops_per_s, "copy_bytes_per_s",
+                                                 b->copy_bytes_per_s, "compute_floor_us", b->compute_us, "memory_floor_us",
+                                                 b->memory_us));
+    } else {
+        json_object_set_new(o, "predicted", json_integer(x->predicted));
+        json_object_set_new(o, "actual", x->actual >= 0 ? json_integer(x->actual) : json_null());
+        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_integer(x->per_occurrence[k]));
+    }
+    json_object_set_new(o, "per_occurrence", per);
+    json_object_set_new(o, "right", json_boolean(x->right));
+    return o;
 }
 
 json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g) {
     const wb_recording *rec = ctx->recording;
     const wb_capture *first = rec->n_runs ? &rec->runs[0].capture : NULL;
     json_t *facts = json_array();
-    for (size_t i = 0; i < g->n; i++) {
-        const wb_graded_fact *x = &g->facts[i];
-        json_t *per = json_array();
-        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_integer(x->per_occurrence[k]));
-        json_array_append_new(facts, json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:b}", "id", x->prediction->id, "fact",
-                                               x->fact->label, "variant", x->variant, "range", x->prediction->range,
-                                               "predicted", (json_int_t)x->predicted, "actual",
-                                               x->actual >= 0 ? json_integer(x->actual) : json_null(), "per_occurrence", per,
-                                               "right", x->right));
-    }
+    for (size_t i = 0; i < g->n; i++) json_array_append_new(facts, fact_json(&g->facts[i]));
     char drv[16], rt[16];
     json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:{s:I, s:I}, s:o}", "lesson", ctx->lesson, "source", ctx->source, "arch",
                              first ? first->arch : "unknown", "gpu", first ? first->gpu : "unknown", "score", "right",
@@ -106,6 +235,12 @@ json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g) {
                                                         wb_cuda_version_string(first->driver_version, drv, sizeof drv), "runtime",
                                                         wb_cuda_version_string(first->runtime_version, rt, sizeof rt), "cublas",
                                                         first->cublas_version));
+    const wb_calibration *cal = &rec->calibration;
+    if (cal->present)
+        json_object_set_new(root, "calibration", json_pack("{s:f, s:f, s:s, s:s}", "copy_bytes_per_s", cal->copy_bytes_per_s,
+                                                           "matrix_flops_per_s", cal->matrix_flops_per_s, "gpu", cal->gpu,
+                                                           "method", cal->method));
+    json_object_set_new(root, "work", work_json(ctx, g));
     if (!strcmp(ctx->source, "replay"))
         json_object_set_new(root, "recording", json_pack("{s:s?, s:s?}", "path", rec->path, "recorded_at", rec->recorded_at));
     if (ctx->key) {

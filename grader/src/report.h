@@ -18,6 +18,7 @@ typedef struct {
     const char *source;            /* "live" or "replay" */
     const wb_recording *recording; /* what was graded */
     const wb_answer_key *key;      /* explanations; may be NULL */
+    const wb_lesson *lesson_yaml;  /* its work declarations, for the time table; may be NULL */
 } wb_report_context;
 
 /* "13.0" from 13000 */
@@ -27,6 +28,11 @@ const char *wb_cuda_version_string(long long v, char *buf, size_t cap);
 const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap);
 
 void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g);
+/* After grading: per range with declared work in the graded variants, the floor time (the larger
+ * of FLOPs over the matrix rate and bytes over the copy bandwidth), the measured GPU time (median
+ * over occurrences), their ratio, the achieved TFLOP/s and TB/s, and the bound. Part of
+ * wb_report_text and (as "work") of wb_report_json. */
+void wb_report_work_text(FILE *f, const wb_report_context *ctx, const wb_grade *g);
 json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g);
 
 /* --format json promises one JSON object on stdout, failures included:

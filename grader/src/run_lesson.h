@@ -19,7 +19,7 @@ typedef struct {
     size_t n_args;
     const char *capture_out;
     const char *log_path;
-    const char *capture_library;
+    const char *capture_library; /* NULL: run the program plainly, without the capture */
     const char *cupti_library;
     int timeout_seconds;
 } wb_launch;

@@ -107,7 +107,8 @@ char *wb_predictions_template(const wb_lesson *l) {
     put(&b, "# Stuck? grader hint %s shows the lesson's hints, one at a time.\n", l->lesson);
     put(&b, "lesson: %s\n", wb_yaml_quote(l->lesson, q, sizeof q));
     put(&b, "predictions:\n");
-    static const char *const counts[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", NULL};
+    static const char *const counts[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", "gpu_us",
+                                         "wall_us", "bound", NULL};
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *x = &l->questions[i];
         put(&b, "%s", i ? "\n" : "");

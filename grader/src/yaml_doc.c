@@ -243,6 +243,35 @@ int wb_yaml_count(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, 
     return 0;
 }
 
+int wb_yaml_decimal(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, double max, double *out, int *null_out,
+                    wb_error *err) {
+    *null_out = 0;
+    if (allow_null && wb_yaml_is_null(n)) {
+        *null_out = 1;
+        return 0;
+    }
+    if (!n || n->type != YAML_SCALAR_NODE)
+        return wb_yaml_fail(err, y, n, "%s must be a number%s, found %s", what, allow_null ? " or ~" : "", n ? node_kind(n) : "nothing");
+    const char *v = wb_yaml_scalar(n);
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return wb_yaml_fail(err, y, n, "%s must be a number%s, found the quoted string \"%s\"; remove the quotes", what,
+                            allow_null ? " or ~" : "", v);
+    if (v[0] == '-' && ((v[1] >= '0' && v[1] <= '9') || v[1] == '.'))
+        return wb_yaml_fail(err, y, n, "%s is %s, but it cannot be negative", what, v);
+    size_t len = strlen(v), digits = 0, dots = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] >= '0' && v[i] <= '9') digits++;
+        else if (v[i] == '.') dots++;
+        else digits = 0, dots = 2, i = len; /* anything else: not a number */
+    }
+    if (digits == 0 || dots > 1 || len > 16)
+        return wb_yaml_fail(err, y, n, "%s must be a number like 180 or 40.5%s, found '%s'", what, allow_null ? " (or ~)" : "", v);
+    double d = strtod(v, NULL);
+    if (d > max) return wb_yaml_fail(err, y, n, "%s is %s, more than %g: check the number and its unit", what, v, max);
+    *out = d;
+    return 0;
+}
+
 int wb_is_slug(const char *s) {
     size_t n = strlen(s);
     if (n == 0 || n > 64) return 0;

@@ -56,6 +56,11 @@ int wb_yaml_string(wb_yaml *y, yaml_node_t *n, const char *what, char **out, wb_
 #define WB_YAML_MAX_COUNT 1000000
 int wb_yaml_count(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, int *out, wb_error *err);
 
+/* A decimal number: plain digits with at most one '.', e.g. 180, 40.5, 0.25 (no sign, no
+ * exponent), at most max; or ~ (then *null_out = 1 when allow_null). */
+int wb_yaml_decimal(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, double max, double *out, int *null_out,
+                    wb_error *err);
+
 /* [a-z0-9-]+, at most 64 characters: ids and variant names. */
 int wb_is_slug(const char *s);
 

@@ -1,6 +1,6 @@
 /*
  * test_overlap.c: the streams, overlap_us and memcpys_named facts (overlap.h) and the tolerance
- * that grades times (tolerance.h), on captures built by hand, where each right answer follows
+ * that grades times (time_facts.h), on captures built by hand, where each right answer follows
  * from the intervals drawn in the comments. The capture reader's copy fields are tested in
  * test_capture_reader.c.
  */
@@ -8,7 +8,7 @@
 #include "facts.h"
 #include "grade.h"
 #include "overlap.h"
-#include "tolerance.h"
+#include "time_facts.h"
 
 #include <criterion/criterion.h>
 
@@ -231,23 +231,22 @@ Test(memcpys_named, the_predictions_reader_checks_keys_with_their_position) {
 /* ---- grading times -------------------------------------------------------------------------- */
 
 Test(tolerance, a_band_of_a_quarter_of_the_measured_value) {
-    cr_assert(wb_within_tolerance(400, 400, WB_TIME_TOLERANCE));
-    cr_assert(wb_within_tolerance(300, 400, WB_TIME_TOLERANCE));
-    cr_assert(wb_within_tolerance(500, 400, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(299, 400, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(501, 400, WB_TIME_TOLERANCE));
-    cr_assert(wb_within_tolerance(0, 0, WB_TIME_TOLERANCE), "nothing overlaps: exactly right");
-    cr_assert(!wb_within_tolerance(1, 0, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(0, 1, WB_TIME_TOLERANCE));
-    cr_assert(!wb_within_tolerance(10, -1, WB_TIME_TOLERANCE), "no value is never right");
+    /* time_facts.h: right when |predicted - actual| <= 0.25 x actual */
+    cr_assert(wb_time_within(400, 400, WB_DEFAULT_TOLERANCE));
+    cr_assert(wb_time_within(300, 400, WB_DEFAULT_TOLERANCE));
+    cr_assert(wb_time_within(500, 400, WB_DEFAULT_TOLERANCE));
+    cr_assert(!wb_time_within(299, 400, WB_DEFAULT_TOLERANCE));
+    cr_assert(!wb_time_within(501, 400, WB_DEFAULT_TOLERANCE));
+    cr_assert(wb_time_within(0, 0, WB_DEFAULT_TOLERANCE), "nothing overlaps: exactly right");
+    cr_assert(!wb_time_within(1, 0, WB_DEFAULT_TOLERANCE));
+    cr_assert(!wb_time_within(0, 1, WB_DEFAULT_TOLERANCE));
 }
 
-Test(tolerance, median_is_a_value_that_occurred) {
-    long odd[] = {9, 1, 5};
-    long even[] = {40, 10, 30, 20};
-    cr_assert_eq(wb_median_long(odd, 3), 5);
-    cr_assert_eq(wb_median_long(even, 4), 20);
-    cr_assert_eq(wb_median_long(odd, 0), -1);
+Test(tolerance, median_of_the_occurrences) {
+    double odd[] = {9, 1, 5};
+    double even[] = {40, 10, 30, 20};
+    cr_assert_float_eq(wb_median(odd, 3), 5, 1e-12);
+    cr_assert_float_eq(wb_median(even, 4), 25, 1e-12, "the mean of the two middle values");
 }
 
 /* Three steps whose kernel and copy overlap by 100, 300 and 120 us: the median, 120, is graded;
@@ -303,14 +302,15 @@ Test(tolerance, overlap_us_is_graded_on_the_median_step_within_the_band) {
         const wb_graded_fact *x = &g.facts[i];
         cr_assert_str_eq(x->prediction->id, want[i].id);
         cr_assert_str_eq(x->fact->label, want[i].label);
-        cr_assert_eq(x->actual, want[i].actual, "%s %s: %ld", want[i].id, want[i].label, x->actual);
+        if (x->is_time) cr_assert_float_eq(x->actual_us, (double)want[i].actual, 1e-9, "%s %s: %g", want[i].id, want[i].label, x->actual_us);
+        else cr_assert_eq(x->actual, want[i].actual, "%s %s: %ld", want[i].id, want[i].label, x->actual);
         cr_assert_eq(x->right, want[i].right, "%s %s", want[i].id, want[i].label);
     }
     const wb_graded_fact *near = &g.facts[1];
     cr_assert_eq(near->n_occurrences, 3);
-    cr_assert_eq(near->per_occurrence[0], 100);
-    cr_assert_eq(near->per_occurrence[1], 300);
-    cr_assert_eq(near->per_occurrence[2], 120);
+    cr_assert_float_eq(wb_graded_time_at(near, 0), 100, 1e-9);
+    cr_assert_float_eq(wb_graded_time_at(near, 1), 300, 1e-9);
+    cr_assert_float_eq(wb_graded_time_at(near, 2), 120, 1e-9);
     wb_grade_free(&g);
     wb_predictions_free(&p);
     wb_recording_free(&rec);
