@@ -17,14 +17,14 @@ progress() { # STATE_DIR python-expression-over-p: asserts on the lesson entries
 # --- before the first grading, the answers are shown and must be confirmed ------------------------
 export WB_STATE_DIR=$WORK/state-confirm
 right_predictions $P 00_probe
-out=$($PTY "Grade them now?" "n\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
+out=$($PTY "[y/N]" "n\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
 expect_rc 2 $rc "first grading declined"
 contains "$out" "Your answers" "shows the answers"
 contains "$out" "two-kernels (eager, two_kernels): kernels 2, kernels_named.wb_probe_scale 2, api_calls.cudaLaunchKernel 2" "each answer with its values"
 lacks "$out" "Score" "declined: nothing graded"
 lacks "$out" "Kernels of variant" "declined: nothing shown"
 [ -f $WB_STATE_DIR/progress.json ] && progress $WB_STATE_DIR "'first_total' not in p.get('00_probe', {})"
-out=$($PTY "Grade them now?" "y\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
+out=$($PTY "[y/N]" "y\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
 expect_rc 0 $rc "first grading confirmed"
 contains "$out" "Score: 8 of 8" "graded after yes"
 out=$($PTY -- "$GRADER" check 00_probe 2>&1); rc=$?
@@ -76,13 +76,13 @@ contains "$out" "revealed without predictions" "no predictions: says so"
 
 # --- on a terminal, check --reveal and diff ask before showing an ungraded lesson ------------------
 export WB_STATE_DIR=$WORK/state-ask
-out=$($PTY "Show the trace before grading?" "n\n" -- "$GRADER" check 00_probe --reveal 2>&1); rc=$?
+out=$($PTY "[y/N]" "n\n" -- "$GRADER" check 00_probe --reveal 2>&1); rc=$?
 expect_rc 2 $rc "check --reveal declined"
 lacks "$out" "Kernels of variant" "declined: nothing shown"
-out=$($PTY "Show them anyway?" "n\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
+out=$($PTY "[y/N]" "n\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 expect_rc 2 $rc "diff declined"
 lacks "$out" "cudaGraphLaunch" "declined: nothing shown"
-out=$($PTY "Show them anyway?" "y\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
+out=$($PTY "[y/N]" "y\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 expect_rc 1 $rc "diff confirmed"
 contains "$out" "cudaGraphLaunch" "confirmed: the diff"
 progress $WB_STATE_DIR "p['01_two']['revealed_by'] == 'grader diff' and '00_probe' not in p"

@@ -1,0 +1,65 @@
+#!/bin/bash
+# test_quickstart.sh SRC PTY_DRIVE: the README's two commands in order, as a new learner runs them
+# on a fresh clone without a GPU (replaying the H200 recordings), answering at the prompts:
+#
+#   scripts/start.sh   through a pseudo-terminal: Enter after reading, a number for every question,
+#                      y to grade
+#   scripts/test.sh    the suite's tests that read the checkout's lessons (-R below)
+#
+# and then: no tracked file changed and nothing untracked shows in git status, the answers are in
+# the learner's ignored predictions.yaml, the lesson is graded in the progress file.
+#
+# Bounded in time by two choices: both commands build only the grader (WB_BUILD_TARGETS; the
+# lesson programs are not needed to replay), and test.sh runs only the tests that read the
+# lesson folders a learner's answers sit in: lint_lessons (the test a tracked template with
+# answers broke) and each lesson's verify --replay. The rest of the suite works on temporary
+# copies and never reads a learner's files.
+set -u
+SRC=$1
+PTY=$2
+WORK=$(mktemp -d /tmp/wb-quickstart-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+CLONE=$WORK/clone
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# a fresh clone of what is tracked now (the working tree's version of each tracked file)
+mkdir -p "$CLONE"
+git -C "$SRC" ls-files -z | (cd "$SRC" && while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
+    tar -C "$SRC" --null -T - -cf - | tar -C "$CLONE" -xf -
+git -C "$CLONE" init -q && git -C "$CLONE" add -A &&
+    git -C "$CLONE" -c user.name=quickstart -c user.email=quickstart@localhost commit -qm "fresh clone" || { echo "cannot make the clone"; exit 1; }
+
+unset WB_ROOT WB_STATE_DIR WB_BUILD_DIR WB_SOURCE_DIR
+export WB_FORCE_REPLAY=1 NO_COLOR=1 WB_BUILD_TARGETS=grader
+command -v ccache >/dev/null && export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+# 1. scripts/start.sh at a terminal
+cd "$CLONE"
+out=$(python3 "$PTY" --timeout 900 "Press Enter when you have read them:" "\n" "+? " "1\n" "[y/N]" "y\n" -- scripts/start.sh 2>&1); rc=$?
+echo "$out" | tail -n 40
+[ $rc = 0 ] || [ $rc = 1 ] || fail "start.sh: exit $rc, expected 0 or 1 (graded)"
+grep -qF "README.md" <<<"$out" || fail "start.sh does not say which README to read first"
+grep -qF "Score:" <<<"$out" || fail "start.sh did not grade lesson 01"
+P=lessons/01_matmul_add/predictions.yaml
+[ -f $P ] || fail "no learner's file $P"
+grep -q ': ~$' $P && fail "$P still has open values"
+git check-ignore -q $P || fail "git does not ignore $P"
+python3 - .workbench/progress.json <<'PY' || fail "lesson 01 is not graded in the progress file"
+import json, sys
+p = json.load(open(sys.argv[1]))["lessons"]["01_matmul_add"]
+assert p["state"] == "graded" and p["first_total"] > 0, p
+PY
+status=$(git status --porcelain)
+[ -z "$status" ] || fail "start.sh changed the checkout: $status"
+
+# 2. scripts/test.sh
+out=$(scripts/test.sh -R '^(lint_lessons|lesson_.*_verify_replay_.*)$' 2>&1); rc=$?
+echo "$out" | tail -n 15
+[ $rc = 0 ] || fail "test.sh after answering: exit $rc"
+grep -q "tests passed, 0 tests failed" <<<"$out" || fail "test.sh ran no tests, or some failed"
+grep -qE "lint_lessons .*Passed" <<<"$out" || fail "lint_lessons did not pass"
+status=$(git status --porcelain)
+[ -z "$status" ] || fail "test.sh changed the checkout: $status"
+
+[ $failures -eq 0 ] && echo "quickstart: all checks passed" || { echo "quickstart: $failures failure(s)"; exit 1; }
