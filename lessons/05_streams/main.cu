@@ -4,7 +4,7 @@
  * the host buffers live (pageable malloc memory or pinned cudaMallocHost memory) and how many
  * streams the chunks are spread over.
  *
- *     lesson_05_streams [--variant serial|pinned|overlapped|pageable-async] [--chunks N]
+ *     lesson_05_streams [--variant serial|pinned|overlapped|pageable-async|default-stream] [--chunks N]
  *                       [--chunk-mib M] [--streams S] [--work K] [--steps S] [--warmup W]
  *
  * Variants
@@ -18,6 +18,9 @@
  *                   and join them back, so the step's timing events and its end cover them all.
  *   pageable-async  the overlapped program, line for line, on pageable buffers: S streams and
  *                   cudaMemcpyAsync everywhere, and yet the copies serialise (see README).
+ *   default-stream  the overlapped program with its streams made by plain cudaStreamCreate
+ *                   (blocking streams) and one cudaMemsetAsync per chunk whose stream argument
+ *                   was left out: it runs on the legacy default stream, which serialises them.
  *
  * What it shows: the copy engines and the SMs are separate hardware, so a copy and a kernel can
  * run at the same time, but only when they are on different streams, the host has issued both,
@@ -34,6 +37,7 @@
  *   step *     one measured step: the pipeline, then the synchronize
  *   pipeline   every chunk, with the event calls that fork and join the streams
  *   chunk      one chunk: its upload, compute and download (--chunks of them per pipeline)
+ *   clear      the chunk's cudaMemsetAsync on the legacy default stream     (default-stream)
  *   upload     the chunk's host-to-device copy call
  *   compute    the chunk's kernel launch
  *   download   the chunk's device-to-host copy call
@@ -85,9 +89,16 @@ __global__ void recurrence_kernel(float *y, const float *x, size_t n, int work) 
 
 /* ---- the lesson's state --------------------------------------------------------------------- */
 
-typedef enum { VARIANT_SERIAL, VARIANT_PINNED, VARIANT_OVERLAPPED, VARIANT_PAGEABLE_ASYNC, VARIANT_COUNT } variant;
+typedef enum {
+    VARIANT_SERIAL,
+    VARIANT_PINNED,
+    VARIANT_OVERLAPPED,
+    VARIANT_PAGEABLE_ASYNC,
+    VARIANT_DEFAULT_STREAM,
+    VARIANT_COUNT
+} variant;
 
-static const char *variant_names[VARIANT_COUNT] = {"serial", "pinned", "overlapped", "pageable-async"};
+static const char *variant_names[VARIANT_COUNT] = {"serial", "pinned", "overlapped", "pageable-async", "default-stream"};
 
 typedef struct {
     variant v;
@@ -96,6 +107,7 @@ typedef struct {
     int work;               /* recurrence steps per element */
     int pinned;             /* host buffers from cudaMallocHost (1) or malloc (0) */
     int async;              /* cudaMemcpyAsync (1) or cudaMemcpy (0) */
+    int stray_memset;       /* default-stream: a cudaMemsetAsync on the legacy stream per chunk */
     float *host_in;         /* (chunks * chunk_elems) the input, on the host */
     float *host_out;        /* (chunks * chunk_elems) the results, downloaded into here */
     float *dev_in;          /* (chunks * chunk_elems) the input, uploaded chunk by chunk */
@@ -113,8 +125,9 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
     L->chunks = chunks;
     L->chunk_elems = ((size_t)chunk_mib << 20) / sizeof(float);
     L->work = work;
-    L->pinned = v == VARIANT_PINNED || v == VARIANT_OVERLAPPED;
+    L->pinned = v == VARIANT_PINNED || v == VARIANT_OVERLAPPED || v == VARIANT_DEFAULT_STREAM;
     L->async = v != VARIANT_SERIAL;
+    L->stray_memset = v == VARIANT_DEFAULT_STREAM;
     size_t bytes = (size_t)chunks * L->chunk_elems * sizeof(float);
 
     if (L->pinned) {
@@ -140,7 +153,7 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
 
     /* serial runs on the legacy default stream (0), as a first CUDA program does; the others on
      * non-blocking streams, which never wait for the default stream. */
-    L->n_lanes = v == VARIANT_OVERLAPPED || v == VARIANT_PAGEABLE_ASYNC ? streams : 1;
+    L->n_lanes = v == VARIANT_OVERLAPPED || v == VARIANT_PAGEABLE_ASYNC || v == VARIANT_DEFAULT_STREAM ? streams : 1;
     L->lanes = (cudaStream_t *)calloc((size_t)L->n_lanes, sizeof *L->lanes);
     L->joined = (cudaEvent_t *)calloc((size_t)L->n_lanes, sizeof *L->joined);
     if (!L->lanes || !L->joined) {
@@ -154,7 +167,10 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
         /* Events used only for ordering: no timestamps, which makes recording them cheaper. */
         CUDA_CHECK(cudaEventCreateWithFlags(&L->fork, cudaEventDisableTiming));
         for (int s = 0; s < L->n_lanes; s++) {
-            CUDA_CHECK(cudaStreamCreateWithFlags(&L->lanes[s], cudaStreamNonBlocking));
+            /* Non-blocking: never ordered against the legacy default stream. default-stream
+             * makes them with plain cudaStreamCreate, as most code does: blocking streams. */
+            if (L->stray_memset) CUDA_CHECK(cudaStreamCreate(&L->lanes[s]));
+            else CUDA_CHECK(cudaStreamCreateWithFlags(&L->lanes[s], cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&L->joined[s], cudaEventDisableTiming));
         }
     }
@@ -219,12 +235,27 @@ static int download(const lesson *L, int c, cudaStream_t stream) {
                 cudaMemcpyDeviceToHost, stream);
 }
 
+/* default-stream only: zero the chunk's output before the kernel writes it, a defensive habit (the
+ * kernel writes every element anyway) that costs a few microseconds. The stream argument is left
+ * out, as C++ allows: it defaults to 0, the legacy default stream. An operation there waits for
+ * all earlier work of every blocking stream, and all their later work waits for it: one such call
+ * per chunk puts the chunks back in single file. */
+static int clear(const lesson *L, int c) {
+    size_t off = (size_t)c * L->chunk_elems;
+    nvtxRangePushA("clear");
+    cudaError_t err = cudaMemsetAsync(L->dev_out + off, 0, L->chunk_elems * sizeof(float));
+    nvtxRangePop();
+    CUDA_CHECK(err);
+    return WB_OK;
+}
+
 /* Upload, compute, download, in order on one stream: the stream's order is all the ordering a
  * chunk needs. */
 static int run_chunk(const lesson *L, int c) {
     cudaStream_t stream = L->lanes[c % L->n_lanes];
     nvtxRangePushA("chunk");
-    int rc = upload(L, c, stream);
+    int rc = L->stray_memset ? clear(L, c) : WB_OK;
+    if (rc == WB_OK) rc = upload(L, c, stream);
     if (rc == WB_OK) rc = compute(L, c, stream);
     if (rc == WB_OK) rc = download(L, c, stream);
     nvtxRangePop();
@@ -323,14 +354,16 @@ static int check_result(const lesson *L) {
 
 static void usage(const char *prog) {
     fprintf(stderr,
-            "usage: %s [--variant serial|pinned|overlapped|pageable-async] [--chunks N] [--chunk-mib M]\n"
-            "          [--streams S] [--work K] [--steps S] [--warmup W] [--seed X]\n"
+            "usage: %s [--variant serial|pinned|overlapped|pageable-async|default-stream] [--chunks N]\n"
+            "          [--chunk-mib M] [--streams S] [--work K] [--steps S] [--warmup W] [--seed X]\n"
             "  --variant    serial: pageable memory, cudaMemcpy, default stream; pinned: pinned memory,\n"
             "               cudaMemcpyAsync, one stream; overlapped: pinned, chunks over S streams;\n"
-            "               pageable-async: overlapped's program on pageable memory (default serial)\n"
+            "               pageable-async: overlapped's program on pageable memory; default-stream:\n"
+            "               overlapped's with blocking streams and a memset per chunk on the legacy\n"
+            "               default stream (default serial)\n"
             "  --chunks     pieces the input is cut into (default 8)\n"
             "  --chunk-mib  MiB of floats per chunk (default 4)\n"
-            "  --streams    streams of overlapped and pageable-async (default 3)\n"
+            "  --streams    streams of overlapped, pageable-async and default-stream (default 3)\n"
             "  --work       recurrence steps per element, the kernel's cost (default 2048)\n"
             "  --steps      measured steps, between cudaProfilerStart and cudaProfilerStop (default 10)\n"
             "  --warmup     unmeasured steps before them (default 2)\n"
@@ -383,7 +416,7 @@ done:
 }
 
 int main(int argc, char **argv) {
-    const char *variant_name = "serial"; /* serial | pinned | overlapped | pageable-async */
+    const char *variant_name = "serial"; /* serial | pinned | overlapped | pageable-async | default-stream */
     int chunks = 8;                      /* pieces of the input */
     int chunk_mib = 4;                   /* 4 MiB: copies long enough to run at PCIe's full rate */
     int streams = 3;                     /* upload, compute and download of three chunks at once */
