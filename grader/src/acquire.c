@@ -6,23 +6,30 @@
 #include "time_facts.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err) {
-    char root[4096], state[4096], stamp[32];
+    char root[4096], state[4096], stamp[32], parent[4200];
     wb_root_dir(lesson_dir, root, sizeof root);
     if (wb_state_dir(root, state, sizeof state, err)) return err->code;
     wb_utc_now(NULL, 0, stamp, sizeof stamp);
-    snprintf(buf, cap, "%s/runs/%s/%s%s%s", state, lesson, stamp, suffix ? "-" : "", suffix ? suffix : "");
-    /* two runs in one second get distinct folders */
-    char base[4096];
-    snprintf(base, sizeof base, "%s", buf);
-    for (int k = 2; wb_is_dir(buf) && k < 1000; k++) snprintf(buf, cap, "%s.%d", base, k);
-    if (wb_mkdir_p(buf) != 0) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the run folder", buf);
-    return 0;
+    snprintf(parent, sizeof parent, "%s/runs/%s", state, lesson);
+    if (wb_mkdir_p(parent) != 0) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the folder for run folders", parent);
+    /* time, process and a counter; mkdir fails on a folder that exists, so no two runs (in
+     * parallel or in one second) ever share one */
+    for (int k = 1; k < 1000; k++) {
+        snprintf(buf, cap, "%s/%s-%ld%s%s", parent, stamp, (long)getpid(), suffix ? "-" : "", suffix ? suffix : "");
+        if (k > 1) snprintf(buf + strlen(buf), cap - strlen(buf), ".%d", k);
+        if (mkdir(buf, 0755) == 0) return 0;
+        if (errno != EEXIST) break;
+    }
+    return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the run folder (%s)", buf, strerror(errno));
 }
 
 #define CALIBRATE_BINARY "wb_calibrate"
@@ -171,10 +178,11 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
     char recording[4200], iso[32];
     snprintf(recording, sizeof recording, "%s/recording.json", req->run_dir);
     wb_utc_now(iso, sizeof iso, NULL, 0);
-    wb_recording_extras extras = {&calibration, repeats, (size_t)n_repeats};
+    wb_recording_extras extras = {&calibration, repeats, (size_t)n_repeats, NULL};
     if ((rc = wb_recording_write(recording, l->lesson, iso, runs, (const char *const *)paths, req->n_variants, &extras, err)))
         goto out;
-    rc = wb_recording_load(recording, out, err);
+    /* the capture library wrote what it could: a capture that does not read is an incomplete capture */
+    if ((rc = wb_recording_load(recording, out, err))) rc = err->code = WB_EXIT_CAPTURE;
 out:
     for (int r = 0; repeats && r < n_repeats; r++) wb_repeat_free(&repeats[r]);
     free(repeats);
@@ -200,15 +208,11 @@ int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, siz
         if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
         char candidate[4400];
         snprintf(candidate, sizeof candidate, "%s/%s", dir, e->d_name);
-        /* recorded_at without loading the whole file's captures */
-        json_error_t jerr;
-        json_t *root = json_load_file(candidate, 0, &jerr);
-        const char *when = json_string_value(json_object_get(root, "recorded_at"));
-        if (when && strcmp(when, best_when) > 0) {
+        char when[64];
+        if (wb_recording_recorded_at(candidate, when, sizeof when) == 0 && strcmp(when, best_when) > 0) {
             snprintf(best_when, sizeof best_when, "%s", when);
             snprintf(best, sizeof best, "%s", candidate);
         }
-        json_decref(root);
     }
     if (d) closedir(d);
     if (!best[0])

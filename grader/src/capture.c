@@ -1,30 +1,118 @@
 /*
- * capture.c: reads captures and recordings with jansson, checking every field it uses, and
- * derives the links the grader needs (see capture.h).
+ * capture.c: reads captures and recordings one record at a time (json_stream.h), checking every
+ * field it uses, into the compact structs of capture.h. The links and lookups are made in
+ * capture_link.c; recordings are written in recording_write.c.
  */
 #define _GNU_SOURCE
 #include "capture.h"
+#include "json_stream.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CAPTURE_FORMAT "gpu-workbench-capture"
 #define RECORDING_FORMAT "gpu-workbench-recording"
 #define FORMAT_VERSION 1
 
+/* ---- names: each distinct string stored once ------------------------------------------------ */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    char data[];
+} chunk;
+
+struct wb_strings {
+    char **slots;        /* open addressing; NULL is empty */
+    size_t n_slots, used;
+    chunk *chunks;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int grow_slots(wb_strings *p) {
+    size_t n = p->n_slots ? p->n_slots * 2 : 1024;
+    char **slots = calloc(n, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t i = 0; i < p->n_slots; i++) {
+        char *s = p->slots[i];
+        if (!s) continue;
+        size_t j = hash_bytes(s, strlen(s)) & (n - 1);
+        while (slots[j]) j = (j + 1) & (n - 1);
+        slots[j] = s;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->n_slots = n;
+    return 0;
+}
+
+static char *store(wb_strings *p, const char *s, size_t n) {
+    chunk *c = p->chunks;
+    if (!c || c->cap - c->used < n + 1) {
+        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = p->chunks;
+        c->used = 0;
+        c->cap = cap;
+        p->chunks = c;
+    }
+    char *out = c->data + c->used;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    c->used += n + 1;
+    return out;
+}
+
+char *wb_capture_intern(wb_capture *cap, const char *s, size_t n) {
+    if (!cap->strings && !(cap->strings = calloc(1, sizeof *cap->strings))) return NULL;
+    wb_strings *p = cap->strings;
+    if ((p->used + 1) * 2 > p->n_slots && grow_slots(p)) return NULL;
+    size_t j = hash_bytes(s, n) & (p->n_slots - 1);
+    for (; p->slots[j]; j = (j + 1) & (p->n_slots - 1))
+        if (!strncmp(p->slots[j], s, n) && p->slots[j][n] == '\0') return p->slots[j];
+    char *copy = store(p, s, n);
+    if (!copy) return NULL;
+    p->slots[j] = copy;
+    p->used++;
+    return copy;
+}
+
+static void strings_free(wb_strings *p) {
+    if (!p) return;
+    for (chunk *c = p->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(p->slots);
+    free(p);
+}
+
 /* ---- field readers: every missing or mistyped field is one clear error ------------------ */
 
 typedef struct {
-    const char *what;   /* the file, for messages */
+    const char *what;   /* the file (and run), for messages */
     wb_error *err;
+    wb_capture *c;      /* where names are interned */
 } reader;
 
 static int corrupt(reader *r, const char *where, const char *field, const char *expected) {
     return wb_fail(r->err, WB_EXIT_INPUT,
                    "%s: corrupt capture: %s%s'%s' is missing or not %s. Re-record it (grader record) or "
                    "re-run grader check", r->what, where, *where ? " field " : "field ", field, expected);
+}
+
+static int out_of_memory(reader *r) {
+    return wb_fail(r->err, WB_EXIT_INPUT, "%s: out of memory while reading it; nothing was graded. Free some memory, or "
+                   "record fewer steps", r->what);
 }
 
 static int get_u64(reader *r, json_t *o, const char *where, const char *key, uint64_t *out) {
@@ -42,11 +130,19 @@ static int get_u32(reader *r, json_t *o, const char *where, const char *key, uin
     return 0;
 }
 
+/* A name, interned in the capture. */
+static int get_name(reader *r, json_t *o, const char *where, const char *key, char **out) {
+    json_t *v = json_object_get(o, key);
+    if (!json_is_string(v)) return corrupt(r, where, key, "a string");
+    *out = wb_capture_intern(r->c, json_string_value(v), json_string_length(v));
+    return *out ? 0 : out_of_memory(r);
+}
+
 static int get_str(reader *r, json_t *o, const char *where, const char *key, char **out) {
     json_t *v = json_object_get(o, key);
     if (!json_is_string(v)) return corrupt(r, where, key, "a string");
     *out = strdup(json_string_value(v));
-    return 0;
+    return *out ? 0 : out_of_memory(r);
 }
 
 static int get_triple(reader *r, json_t *o, const char *where, const char *key, int out[3]) {
@@ -60,137 +156,212 @@ static int get_triple(reader *r, json_t *o, const char *where, const char *key, 
     return 0;
 }
 
-static json_t *get_array(reader *r, json_t *o, const char *key) {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_array(v)) {
-        corrupt(r, "", key, "a list");
-        return NULL;
-    }
-    return v;
-}
+/* ---- records: one JSON object each, decoded into the capture's arrays -------------------- */
 
-/* ---- sections ---------------------------------------------------------------------------- */
-
-static int read_api(reader *r, json_t *arr, wb_capture *c) {
-    c->n_api = json_array_size(arr);
-    c->api = calloc(c->n_api ? c->n_api : 1, sizeof *c->api);
-    for (size_t i = 0; i < c->n_api; i++) {
-        json_t *o = json_array_get(arr, i);
-        wb_api_call *a = &c->api[i];
-        char where[64];
-        snprintf(where, sizeof where, "api_calls[%zu]", i);
-        const char *domain = json_string_value(json_object_get(o, "domain"));
-        if (!json_is_object(o) || get_str(r, o, where, "name", &a->name) || get_u64(r, o, where, "start", &a->start) ||
-            get_u64(r, o, where, "end", &a->end) || get_u32(r, o, where, "correlation_id", &a->correlation_id) ||
-            get_u32(r, o, where, "thread", &a->thread))
-            return corrupt(r, where, "name/start/end/correlation_id/thread", "present");
-        if (!domain || (strcmp(domain, "runtime") && strcmp(domain, "driver")))
-            return corrupt(r, where, "domain", "\"runtime\" or \"driver\"");
-        a->driver = !strcmp(domain, "driver");
-        json_t *ret = json_object_get(o, "return");
-        a->return_value = json_is_integer(ret) ? (uint32_t)json_integer_value(ret) : 0;
-        if (a->end < a->start) return corrupt(r, where, "end", "at or after start");
-    }
+/* Room for one more element in *v (n used of *cap); doubling keeps appends linear. */
+static int reserve(reader *r, void **v, size_t n, size_t *cap, size_t size) {
+    if (n < *cap) return 0;
+    size_t want = *cap ? *cap * 2 : 256;
+    void *p = realloc(*v, want * size);
+    if (!p) return out_of_memory(r);
+    *v = p;
+    *cap = want;
     return 0;
 }
 
-static int read_kernels(reader *r, json_t *arr, wb_capture *c) {
-    c->n_kernels = json_array_size(arr);
-    c->kernels = calloc(c->n_kernels ? c->n_kernels : 1, sizeof *c->kernels);
-    for (size_t i = 0; i < c->n_kernels; i++) {
-        json_t *o = json_array_get(arr, i);
-        wb_kernel *k = &c->kernels[i];
-        char where[64];
-        snprintf(where, sizeof where, "kernels[%zu]", i);
-        uint64_t regs = 0, ss = 0, ds = 0;
-        if (!json_is_object(o)) return corrupt(r, where, "", "an object");
-        if (get_str(r, o, where, "name", &k->name) || get_str(r, o, where, "mangled", &k->mangled) ||
-            get_triple(r, o, where, "grid", k->grid) || get_triple(r, o, where, "block", k->block) ||
-            get_u64(r, o, where, "start", &k->start) || get_u64(r, o, where, "end", &k->end) ||
-            get_u32(r, o, where, "correlation_id", &k->correlation_id) || get_u32(r, o, where, "stream", &k->stream) ||
-            get_u32(r, o, where, "graph_id", &k->graph_id) || get_u64(r, o, where, "registers_per_thread", &regs) ||
-            get_u64(r, o, where, "static_shared_bytes", &ss) || get_u64(r, o, where, "dynamic_shared_bytes", &ds))
-            return r->err->code;
-        if (json_object_get(o, "cluster") && get_triple(r, o, where, "cluster", k->cluster)) return r->err->code;
-        json_t *dev = json_object_get(o, "device");
-        k->device = json_is_integer(dev) ? (uint32_t)json_integer_value(dev) : 0;
-        k->registers_per_thread = (int)regs;
-        k->static_shared = (int)ss;
-        k->dynamic_shared = (int)ds;
-        if (k->end < k->start) return corrupt(r, where, "end", "at or after start");
-    }
+static int read_api(reader *r, json_t *o, size_t i, wb_capture *c) {
+    wb_api_call *a = &c->api[i];
+    memset(a, 0, sizeof *a);
+    char where[64];
+    snprintf(where, sizeof where, "api_calls[%zu]", i);
+    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    const char *domain = json_string_value(json_object_get(o, "domain"));
+    if (get_name(r, o, where, "name", &a->name) || get_u64(r, o, where, "start", &a->start) ||
+        get_u64(r, o, where, "end", &a->end) || get_u32(r, o, where, "correlation_id", &a->correlation_id) ||
+        get_u32(r, o, where, "thread", &a->thread))
+        return r->err->code;
+    if (!domain || (strcmp(domain, "runtime") && strcmp(domain, "driver")))
+        return corrupt(r, where, "domain", "\"runtime\" or \"driver\"");
+    a->driver = !strcmp(domain, "driver");
+    json_t *ret = json_object_get(o, "return");
+    a->return_value = json_is_integer(ret) ? (uint32_t)json_integer_value(ret) : 0;
+    if (a->end < a->start) return corrupt(r, where, "end", "at or after start");
     return 0;
 }
 
-static int read_ops(reader *r, json_t *copies, json_t *sets, wb_capture *c) {
-    size_t nc = json_array_size(copies), ns = json_array_size(sets);
-    c->n_ops = nc + ns;
-    c->ops = calloc(c->n_ops ? c->n_ops : 1, sizeof *c->ops);
-    for (size_t i = 0; i < c->n_ops; i++) {
-        int is_copy = i < nc;
-        json_t *o = is_copy ? json_array_get(copies, i) : json_array_get(sets, i - nc);
-        wb_gpu_op *op = &c->ops[i];
-        char where[64];
-        snprintf(where, sizeof where, is_copy ? "memcpys[%zu]" : "memsets[%zu]", is_copy ? i : i - nc);
-        if (!json_is_object(o)) return corrupt(r, where, "", "an object");
-        op->kind = is_copy ? WB_GPU_MEMCPY : WB_GPU_MEMSET;
-        if (get_u64(r, o, where, "bytes", &op->bytes) || get_u64(r, o, where, "start", &op->start) ||
-            get_u64(r, o, where, "end", &op->end) || get_u32(r, o, where, "correlation_id", &op->correlation_id) ||
-            get_u32(r, o, where, "stream", &op->stream) || get_u32(r, o, where, "graph_id", &op->graph_id))
-            return r->err->code;
-        if (is_copy) {
-            const char *kind = json_string_value(json_object_get(o, "kind"));
-            snprintf(op->copy_kind, sizeof op->copy_kind, "%s", kind ? kind : "?");
-            /* Absent from captures older than the fields: unknown, never an error. */
-            const char *src = json_string_value(json_object_get(o, "src_kind"));
-            const char *dst = json_string_value(json_object_get(o, "dst_kind"));
-            snprintf(op->src_kind, sizeof op->src_kind, "%s", src ? src : "");
-            snprintf(op->dst_kind, sizeof op->dst_kind, "%s", dst ? dst : "");
-            json_t *async = json_object_get(o, "async");
-            op->async = json_is_boolean(async) ? json_is_true(async) : -1;
-        }
-    }
+static int read_kernel(reader *r, json_t *o, size_t i, wb_capture *c) {
+    wb_kernel *k = &c->kernels[i];
+    memset(k, 0, sizeof *k);
+    char where[64];
+    snprintf(where, sizeof where, "kernels[%zu]", i);
+    uint64_t regs = 0, ss = 0, ds = 0;
+    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    if (get_name(r, o, where, "name", &k->name) || get_name(r, o, where, "mangled", &k->mangled) ||
+        get_triple(r, o, where, "grid", k->grid) || get_triple(r, o, where, "block", k->block) ||
+        get_u64(r, o, where, "start", &k->start) || get_u64(r, o, where, "end", &k->end) ||
+        get_u32(r, o, where, "correlation_id", &k->correlation_id) || get_u32(r, o, where, "stream", &k->stream) ||
+        get_u32(r, o, where, "graph_id", &k->graph_id) || get_u64(r, o, where, "registers_per_thread", &regs) ||
+        get_u64(r, o, where, "static_shared_bytes", &ss) || get_u64(r, o, where, "dynamic_shared_bytes", &ds))
+        return r->err->code;
+    if (json_object_get(o, "cluster") && get_triple(r, o, where, "cluster", k->cluster)) return r->err->code;
+    json_t *dev = json_object_get(o, "device");
+    k->device = json_is_integer(dev) ? (uint32_t)json_integer_value(dev) : 0;
+    k->registers_per_thread = (int)regs;
+    k->static_shared = (int)ss;
+    k->dynamic_shared = (int)ds;
+    k->api = -1;
+    if (k->end < k->start) return corrupt(r, where, "end", "at or after start");
     return 0;
 }
 
-static int read_ranges(reader *r, json_t *arr, wb_capture *c) {
-    c->n_ranges = json_array_size(arr);
-    c->ranges = calloc(c->n_ranges ? c->n_ranges : 1, sizeof *c->ranges);
-    for (size_t i = 0; i < c->n_ranges; i++) {
-        json_t *o = json_array_get(arr, i);
-        wb_range *g = &c->ranges[i];
-        char where[64];
-        snprintf(where, sizeof where, "ranges[%zu]", i);
-        if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+static int read_op(reader *r, json_t *o, size_t i, int is_copy, wb_gpu_op *op) {
+    memset(op, 0, sizeof *op);
+    char where[64];
+    snprintf(where, sizeof where, is_copy ? "memcpys[%zu]" : "memsets[%zu]", i);
+    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    op->kind = is_copy ? WB_GPU_MEMCPY : WB_GPU_MEMSET;
+    op->api = -1;
+    if (get_u64(r, o, where, "bytes", &op->bytes) || get_u64(r, o, where, "start", &op->start) ||
+        get_u64(r, o, where, "end", &op->end) || get_u32(r, o, where, "correlation_id", &op->correlation_id) ||
+        get_u32(r, o, where, "stream", &op->stream) || get_u32(r, o, where, "graph_id", &op->graph_id))
+        return r->err->code;
+    if (is_copy) {
         const char *kind = json_string_value(json_object_get(o, "kind"));
-        if (!kind || (strcmp(kind, "range") && strcmp(kind, "mark"))) return corrupt(r, where, "kind", "\"range\" or \"mark\"");
-        g->is_mark = !strcmp(kind, "mark");
-        const char *name = json_string_value(json_object_get(o, "name"));
-        g->name = strdup(name ? name : "");
-        const char *domain = json_string_value(json_object_get(o, "domain"));
-        g->domain = domain ? strdup(domain) : NULL;
-        if (get_u64(r, o, where, "start", &g->start) || get_u32(r, o, where, "thread", &g->thread)) return r->err->code;
-        json_t *end = json_object_get(o, "end");
-        if (json_is_null(end)) g->end = WB_OPEN_END;
-        else if (get_u64(r, o, where, "end", &g->end)) return r->err->code;
-        if (g->end < g->start) return corrupt(r, where, "end", "at or after start");
+        snprintf(op->copy_kind, sizeof op->copy_kind, "%s", kind ? kind : "?");
+        /* Absent from captures older than the fields: unknown, never an error. */
+        const char *src = json_string_value(json_object_get(o, "src_kind"));
+        const char *dst = json_string_value(json_object_get(o, "dst_kind"));
+        snprintf(op->src_kind, sizeof op->src_kind, "%s", src ? src : "");
+        snprintf(op->dst_kind, sizeof op->dst_kind, "%s", dst ? dst : "");
+        json_t *async = json_object_get(o, "async");
+        op->async = json_is_boolean(async) ? json_is_true(async) : -1;
     }
     return 0;
 }
 
-static int read_windows(reader *r, json_t *arr, wb_capture *c) {
-    c->n_windows = json_array_size(arr);
-    c->windows = calloc(c->n_windows ? c->n_windows : 1, sizeof *c->windows);
-    for (size_t i = 0; i < c->n_windows; i++) {
-        json_t *o = json_array_get(arr, i);
-        char where[64];
-        snprintf(where, sizeof where, "profiler_windows[%zu]", i);
-        if (!json_is_object(o) || get_u64(r, o, where, "start", &c->windows[i].start)) return r->err->code ? r->err->code : corrupt(r, where, "", "an object");
-        json_t *end = json_object_get(o, "end");
-        if (json_is_null(end)) c->windows[i].end = WB_OPEN_END;
-        else if (get_u64(r, o, where, "end", &c->windows[i].end)) return r->err->code;
-    }
+static int read_range(reader *r, json_t *o, size_t i, wb_capture *c) {
+    wb_range *g = &c->ranges[i];
+    memset(g, 0, sizeof *g);
+    g->parent = -1;
+    char where[64];
+    snprintf(where, sizeof where, "ranges[%zu]", i);
+    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    if (!kind || (strcmp(kind, "range") && strcmp(kind, "mark"))) return corrupt(r, where, "kind", "\"range\" or \"mark\"");
+    g->is_mark = !strcmp(kind, "mark");
+    json_t *name = json_object_get(o, "name"), *domain = json_object_get(o, "domain");
+    g->name = wb_capture_intern(c, json_is_string(name) ? json_string_value(name) : "",
+                                json_is_string(name) ? json_string_length(name) : 0);
+    if (!g->name) return out_of_memory(r);
+    if (json_is_string(domain) && !(g->domain = wb_capture_intern(c, json_string_value(domain), json_string_length(domain))))
+        return out_of_memory(r);
+    if (get_u64(r, o, where, "start", &g->start) || get_u32(r, o, where, "thread", &g->thread)) return r->err->code;
+    json_t *end = json_object_get(o, "end");
+    if (json_is_null(end)) g->end = WB_OPEN_END;
+    else if (get_u64(r, o, where, "end", &g->end)) return r->err->code;
+    if (g->end < g->start) return corrupt(r, where, "end", "at or after start");
     return 0;
+}
+
+static int read_window(reader *r, json_t *o, size_t i, wb_capture *c) {
+    char where[64];
+    snprintf(where, sizeof where, "profiler_windows[%zu]", i);
+    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    if (get_u64(r, o, where, "start", &c->windows[i].start)) return r->err->code;
+    json_t *end = json_object_get(o, "end");
+    if (json_is_null(end)) c->windows[i].end = WB_OPEN_END;
+    else if (get_u64(r, o, where, "end", &c->windows[i].end)) return r->err->code;
+    return 0;
+}
+
+/* ---- a capture, walked member by member ------------------------------------------------------ */
+
+enum { SEC_API, SEC_KERNELS, SEC_MEMCPYS, SEC_MEMSETS, SEC_RANGES, SEC_WINDOWS, N_SECTIONS };
+static const char *const SECTIONS[N_SECTIONS] = {"api_calls", "kernels", "memcpys", "memsets", "ranges", "profiler_windows"};
+
+typedef struct {
+    reader r;
+    json_t *head;        /* the small members (format, versions, devices, ...) as jansson values */
+    int seen[N_SECTIONS];
+    size_t cap_api, cap_kernels, cap_ranges, cap_windows, cap_copies, cap_sets;
+    wb_gpu_op *copies, *sets; size_t n_copies, n_sets;  /* joined into ops (copies first) at the end */
+    int section;
+} capture_walk;
+
+static int capture_item(json_cursor *cur, size_t i, void *ctx) {
+    capture_walk *w = ctx;
+    wb_capture *c = w->r.c;
+    json_t *o = json_next_value(cur);
+    if (!o) return cur->err->code;
+    int rc = 0;
+    switch (w->section) {
+    case SEC_API:
+        if (!(rc = reserve(&w->r, (void **)&c->api, c->n_api, &w->cap_api, sizeof *c->api)) && !(rc = read_api(&w->r, o, i, c)))
+            c->n_api++;
+        break;
+    case SEC_KERNELS:
+        if (!(rc = reserve(&w->r, (void **)&c->kernels, c->n_kernels, &w->cap_kernels, sizeof *c->kernels)) &&
+            !(rc = read_kernel(&w->r, o, i, c)))
+            c->n_kernels++;
+        break;
+    case SEC_MEMCPYS:
+        if (!(rc = reserve(&w->r, (void **)&w->copies, w->n_copies, &w->cap_copies, sizeof *w->copies)) &&
+            !(rc = read_op(&w->r, o, i, 1, &w->copies[i])))
+            w->n_copies++;
+        break;
+    case SEC_MEMSETS:
+        if (!(rc = reserve(&w->r, (void **)&w->sets, w->n_sets, &w->cap_sets, sizeof *w->sets)) &&
+            !(rc = read_op(&w->r, o, i, 0, &w->sets[i])))
+            w->n_sets++;
+        break;
+    case SEC_RANGES:
+        if (!(rc = reserve(&w->r, (void **)&c->ranges, c->n_ranges, &w->cap_ranges, sizeof *c->ranges)) &&
+            !(rc = read_range(&w->r, o, i, c)))
+            c->n_ranges++;
+        break;
+    case SEC_WINDOWS:
+        if (!(rc = reserve(&w->r, (void **)&c->windows, c->n_windows, &w->cap_windows, sizeof *c->windows)) &&
+            !(rc = read_window(&w->r, o, i, c)))
+            c->n_windows++;
+        break;
+    }
+    json_decref(o);
+    return rc;
+}
+
+static int not_a_capture(reader *r, json_t *format) {
+    const char *f = json_string_value(format);
+    return wb_fail(r->err, WB_EXIT_INPUT, "%s: not a gpu-workbench capture (format is %s%s%s)", r->what, f ? "\"" : "",
+                   f ? f : "missing", f ? "\"" : "");
+}
+
+/* format and version are checked as soon as they arrive, so that another file is named as such
+ * before any of its records is read. */
+static int check_format(reader *r, json_t *head, int final) {
+    json_t *format = json_object_get(head, "format"), *version = json_object_get(head, "version");
+    if ((format || final) && (!json_is_string(format) || strcmp(json_string_value(format), CAPTURE_FORMAT)))
+        return not_a_capture(r, format);
+    if ((version || final) && (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION))
+        return wb_fail(r->err, WB_EXIT_INPUT, "%s: capture format version %lld, this grader reads version %d. Re-record it",
+                       r->what, json_is_integer(version) ? (long long)json_integer_value(version) : -1LL, FORMAT_VERSION);
+    return 0;
+}
+
+static int capture_member(json_cursor *cur, const char *key, void *ctx) {
+    capture_walk *w = ctx;
+    for (int s = 0; s < N_SECTIONS; s++) {
+        if (strcmp(key, SECTIONS[s])) continue;
+        if (w->seen[s]) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        w->seen[s] = 1;
+        if (json_peek(cur) != '[') return corrupt(&w->r, "", key, "a list");
+        w->section = s;
+        return json_walk_array(cur, capture_item, w);
+    }
+    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    json_t *v = json_next_value(cur);
+    if (!v) return cur->err->code;
+    if (json_object_set_new(w->head, key, v)) return out_of_memory(&w->r);
+    return !strcmp(key, "format") || !strcmp(key, "version") ? check_format(&w->r, w->head, 0) : 0;
 }
 
 static long long int_or_minus_one(json_t *o, const char *key) {
@@ -198,18 +369,8 @@ static long long int_or_minus_one(json_t *o, const char *key) {
     return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
 }
 
-static int capture_from_json(reader *r, json_t *root, wb_capture *c) {
-    memset(c, 0, sizeof *c);
-    if (!json_is_object(root)) return wb_fail(r->err, WB_EXIT_INPUT, "%s: not a capture (the top level is not a JSON object)", r->what);
-    const char *format = json_string_value(json_object_get(root, "format"));
-    if (!format || strcmp(format, CAPTURE_FORMAT))
-        return wb_fail(r->err, WB_EXIT_INPUT, "%s: not a gpu-workbench capture (format is %s%s%s)", r->what,
-                       format ? "\"" : "", format ? format : "missing", format ? "\"" : "");
-    json_t *version = json_object_get(root, "version");
-    if (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION)
-        return wb_fail(r->err, WB_EXIT_INPUT, "%s: capture format version %lld, this grader reads version %d. Re-record it",
-                       r->what, json_is_integer(version) ? (long long)json_integer_value(version) : -1LL, FORMAT_VERSION);
-
+/* The small members, once the walk is done. */
+static int read_head(reader *r, json_t *root, wb_capture *c) {
     c->complete = json_is_true(json_object_get(root, "complete"));
     c->cupti_enabled = json_is_true(json_object_get(root, "cupti_enabled"));
     c->nvtx_injected = json_is_string(json_object_get(root, "nvtx_injection"));
@@ -236,135 +397,59 @@ static int capture_from_json(reader *r, json_t *root, wb_capture *c) {
     snprintf(c->compute_capability, sizeof c->compute_capability, "%s", cc ? cc : "?");
     c->multiprocessors = (int)int_or_minus_one(dev0, "multiprocessors");
 
-    uint64_t dropped = 0, lost = 0;
+    uint64_t dropped = 0;
     if (get_u64(r, root, "", "dropped_records", &dropped)) return r->err->code;
     json_t *lost_v = json_object_get(root, "lost_records");
-    if (json_is_integer(lost_v)) lost = (uint64_t)json_integer_value(lost_v);
     c->dropped_records = dropped;
-    c->lost_records = lost;
-
-    json_t *api = get_array(r, root, "api_calls"), *kernels = get_array(r, root, "kernels"),
-           *memcpys = get_array(r, root, "memcpys"), *memsets = get_array(r, root, "memsets"),
-           *ranges = get_array(r, root, "ranges"), *windows = get_array(r, root, "profiler_windows");
-    if (!api || !kernels || !memcpys || !memsets || !ranges || !windows) return r->err->code;
-    if (read_api(r, api, c) || read_kernels(r, kernels, c) || read_ops(r, memcpys, memsets, c) ||
-        read_ranges(r, ranges, c) || read_windows(r, windows, c))
-        return r->err->code;
-    wb_capture_link(c);
+    c->lost_records = json_is_integer(lost_v) ? (uint64_t)json_integer_value(lost_v) : 0;
     return 0;
 }
 
-/* ---- derived links ------------------------------------------------------------------------ */
-
-typedef struct { uint32_t key; long index; } corr_entry;
-
-static int corr_cmp(const void *a, const void *b) {
-    uint32_t x = ((const corr_entry *)a)->key, y = ((const corr_entry *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* Sorting by (thread, start, longest first) makes containment a stack walk. */
-typedef struct { uint32_t thread; uint64_t start, end; long index; } span;
-
-static int span_cmp(const void *a, const void *b) {
-    const span *x = a, *y = b;
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->end != y->end) return x->end > y->end ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* For each span, the innermost earlier span on its thread that contains it (-1 if none). */
-static void containment(span *s, size_t n, long *parent_of) {
-    qsort(s, n, sizeof *s, span_cmp);
-    long *stack = malloc((n + 1) * sizeof *stack);
-    size_t top = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && s[i].thread != s[i - 1].thread) top = 0;
-        while (top > 0 && !(s[stack[top - 1]].end >= s[i].end && s[stack[top - 1]].start <= s[i].start)) top--;
-        parent_of[s[i].index] = top > 0 ? s[stack[top - 1]].index : -1;
-        if (stack) stack[top++] = (long)i;
+/* Reads the capture object at the cursor into c; what names it in messages. */
+static int read_capture(json_cursor *cur, const char *what, wb_capture *c) {
+    memset(c, 0, sizeof *c);
+    capture_walk w = {{what, cur->err, c}, json_object(), {0}, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0};
+    if (!w.head) return out_of_memory(&w.r);
+    int rc;
+    if (json_peek(cur) != '{') {
+        /* valid JSON that is no object, or not JSON at all */
+        rc = json_skip_value(cur);
+        if (!rc) rc = wb_fail(cur->err, WB_EXIT_INPUT, "%s: not a capture (the top level is not a JSON object)", what);
+        goto out;
     }
-    free(stack);
-}
-
-void wb_capture_link(wb_capture *c) {
-    size_t n = c->n_api > c->n_ranges ? c->n_api : c->n_ranges;
-    span *spans = malloc((n + 1) * sizeof *spans);
-    long *parent = malloc((n + 1) * sizeof *parent);
-    corr_entry *corr = malloc((c->n_api + 1) * sizeof *corr);
-    if (!spans || !parent || !corr) goto out;
-
-    /* API calls made inside another API call on the same thread were made by the library itself
-     * (the runtime calling the driver): counted as part of the outer call, not on their own. */
-    for (size_t i = 0; i < c->n_api; i++)
-        spans[i] = (span){c->api[i].thread, c->api[i].start, c->api[i].end, (long)i};
-    containment(spans, c->n_api, parent);
-    for (size_t i = 0; i < c->n_api; i++) c->api[i].nested = parent[i] >= 0;
-
-    /* kernel/memcpy/memset -> launching API call. Where several calls share a correlation id, the
-     * outermost wins. */
-    for (size_t i = 0; i < c->n_api; i++) corr[i] = (corr_entry){c->api[i].correlation_id, (long)i};
-    qsort(corr, c->n_api, sizeof *corr, corr_cmp);
-    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
-        uint32_t id = i < c->n_kernels ? c->kernels[i].correlation_id : c->ops[i - c->n_kernels].correlation_id;
-        corr_entry key = {id, 0};
-        corr_entry *hit = c->n_api ? bsearch(&key, corr, c->n_api, sizeof *corr, corr_cmp) : NULL;
-        long api = -1;
-        if (hit) {
-            while (hit > corr && hit[-1].key == id) hit--;
-            for (; hit < corr + c->n_api && hit->key == id; hit++)
-                if (api < 0 || (c->api[api].nested && !c->api[hit->index].nested)) api = hit->index;
-        }
-        if (i < c->n_kernels) c->kernels[i].api = api;
-        else c->ops[i - c->n_kernels].api = api;
+    if ((rc = json_walk_object(cur, capture_member, &w)) || (rc = check_format(&w.r, w.head, 1))) goto out;
+    for (int s = 0; s < N_SECTIONS && !rc; s++)
+        if (!w.seen[s]) rc = corrupt(&w.r, "", SECTIONS[s], "a list");
+    if (rc || (rc = read_head(&w.r, w.head, c))) goto out;
+    /* memcpys then memsets, in one array */
+    c->n_ops = w.n_copies + w.n_sets;
+    c->ops = malloc((c->n_ops + 1) * sizeof *c->ops);
+    if (!c->ops) {
+        rc = out_of_memory(&w.r);
+        goto out;
     }
-
-    for (size_t i = 0; i < c->n_ranges; i++)
-        spans[i] = (span){c->ranges[i].thread, c->ranges[i].start, c->ranges[i].end, (long)i};
-    containment(spans, c->n_ranges, parent);
-    for (size_t i = 0; i < c->n_ranges; i++) c->ranges[i].parent = c->ranges[i].is_mark ? -1 : parent[i];
-    /* parents come earlier in the sorted walk, so depths resolve through the parent chain */
-    for (size_t i = 0; i < c->n_ranges; i++) {
-        int depth = 0;
-        for (long p = c->ranges[i].parent; p >= 0 && depth < 1000; p = c->ranges[p].parent) depth++;
-        c->ranges[i].depth = depth;
-    }
-
+    if (w.n_copies) memcpy(c->ops, w.copies, w.n_copies * sizeof *c->ops);
+    if (w.n_sets) memcpy(c->ops + w.n_copies, w.sets, w.n_sets * sizeof *c->ops);
+    if (wb_capture_link(c)) rc = out_of_memory(&w.r);
 out:
-    free(spans);
-    free(parent);
-    free(corr);
-    uint64_t t0 = UINT64_MAX;
-    for (size_t i = 0; i < c->n_api; i++) if (c->api[i].start < t0) t0 = c->api[i].start;
-    for (size_t i = 0; i < c->n_kernels; i++) if (c->kernels[i].start < t0) t0 = c->kernels[i].start;
-    for (size_t i = 0; i < c->n_ops; i++) if (c->ops[i].start < t0) t0 = c->ops[i].start;
-    for (size_t i = 0; i < c->n_ranges; i++) if (c->ranges[i].start < t0) t0 = c->ranges[i].start;
-    c->t0 = t0 == UINT64_MAX ? 0 : t0;
+    free(w.copies);
+    free(w.sets);
+    json_decref(w.head);
+    return rc;
 }
 
 /* ---- loading --------------------------------------------------------------------------------- */
 
-static json_t *parse_json(const char *what, const char *data, size_t length, wb_error *err) {
-    json_error_t jerr;
-    if (length == 0) {
-        wb_fail(err, WB_EXIT_INPUT, "%s: the capture file is empty (the lesson may have been killed before it could write)", what);
-        return NULL;
-    }
-    json_t *root = json_loadb(data, length, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
-        wb_fail_at(err, WB_EXIT_INPUT, what, jerr.line, jerr.column, "not valid JSON: %s (the file is truncated or corrupt; "
-                   "re-record it)", jerr.text);
-    return root;
-}
-
+/* The whole file in memory, read in one piece when its size is known (a 200 MB file costs
+ * 200 MB, not the 256 + 128 MB of doubling). */
 static char *slurp(const char *path, size_t *length, wb_error *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the capture file", path);
         return NULL;
     }
-    size_t cap = 1 << 20, n = 0;
+    struct stat st;
+    size_t cap = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : (size_t)1 << 20, n = 0;
     char *buf = malloc(cap);
     size_t got;
     while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -381,13 +466,16 @@ static char *slurp(const char *path, size_t *length, wb_error *err) {
     return buf;
 }
 
+static int empty_file(const char *what, wb_error *err) {
+    return wb_fail(err, WB_EXIT_INPUT, "%s: the capture file is empty (the lesson may have been killed before it could write)", what);
+}
+
 int wb_capture_load_buffer(const char *what, const char *data, size_t length, wb_capture *out, wb_error *err) {
     memset(out, 0, sizeof *out);
-    json_t *root = parse_json(what, data, length, err);
-    if (!root) return err->code;
-    reader r = {what, err};
-    int rc = capture_from_json(&r, root, out);
-    json_decref(root);
+    if (length == 0) return empty_file(what, err);
+    json_cursor cur = {data, length, 0, what, err};
+    int rc = read_capture(&cur, what, out);
+    if (!rc) rc = json_expect_end(&cur);
     return rc;
 }
 
@@ -402,20 +490,13 @@ int wb_capture_load(const char *path, wb_capture *out, wb_error *err) {
 }
 
 void wb_capture_free(wb_capture *c) {
-    for (size_t i = 0; i < c->n_api; i++) free(c->api[i].name);
-    for (size_t i = 0; i < c->n_kernels; i++) {
-        free(c->kernels[i].name);
-        free(c->kernels[i].mangled);
-    }
-    for (size_t i = 0; i < c->n_ranges; i++) {
-        free(c->ranges[i].name);
-        free(c->ranges[i].domain);
-    }
     free(c->api);
     free(c->kernels);
     free(c->ops);
     free(c->ranges);
     free(c->windows);
+    wb_capture_index_free(&c->index);
+    strings_free(c->strings);
     memset(c, 0, sizeof *c);
 }
 
@@ -448,9 +529,11 @@ static int calibration_from(reader *r, json_t *o, wb_calibration *c) {
 
 int wb_calibration_from_json(const char *what, const char *data, size_t length, wb_calibration *out, wb_error *err) {
     memset(out, 0, sizeof *out);
-    json_t *root = parse_json(what, data, length, err);
+    if (length == 0) return empty_file(what, err);
+    json_cursor cur = {data, length, 0, what, err};
+    json_t *root = json_next_value(&cur);
     if (!root) return err->code;
-    reader r = {what, err};
+    reader r = {what, err, NULL};
     int rc = calibration_from(&r, root, out);
     json_decref(root);
     return rc;
@@ -517,59 +600,118 @@ void wb_recording_free(wb_recording *rec) {
     memset(rec, 0, sizeof *rec);
 }
 
-int wb_recording_load_buffer(const char *what, const char *data, size_t length, wb_recording *rec, wb_error *err) {
-    memset(rec, 0, sizeof *rec);
-    json_t *root = parse_json(what, data, length, err);
-    if (!root) return err->code;
-    reader r = {what, err};
-    int rc = 0;
-    const char *format = json_string_value(json_object_get(root, "format"));
-    json_t *version = json_object_get(root, "version");
-    json_t *runs = json_object_get(root, "runs");
-    if (!format || strcmp(format, RECORDING_FORMAT)) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: not a gpu-workbench recording (format is %s)", what, format ? format : "missing");
-        goto out;
+typedef struct {
+    reader r;             /* the file */
+    wb_recording *rec;
+    json_t *head;         /* the recording's small members */
+    int seen_runs;
+    size_t cap_runs;
+    /* the run being read */
+    json_t *run_head;
+    int seen_capture;
+} recording_walk;
+
+static int check_recording_format(recording_walk *w, int final) {
+    json_t *format = json_object_get(w->head, "format"), *version = json_object_get(w->head, "version");
+    const char *f = json_string_value(format);
+    if ((format || final) && (!f || strcmp(f, RECORDING_FORMAT)))
+        return wb_fail(w->r.err, WB_EXIT_INPUT, "%s: not a gpu-workbench recording (format is %s)", w->r.what, f ? f : "missing");
+    if ((version || final) && (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION))
+        return wb_fail(w->r.err, WB_EXIT_INPUT, "%s: recording format version is not %d; re-record it with grader record",
+                       w->r.what, FORMAT_VERSION);
+    return 0;
+}
+
+static int run_member(json_cursor *cur, const char *key, void *ctx) {
+    recording_walk *w = ctx;
+    wb_run *run = &w->rec->runs[w->rec->n_runs - 1];
+    if (!strcmp(key, "capture")) {
+        if (w->seen_capture) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        w->seen_capture = 1;
+        const char *variant = json_string_value(json_object_get(w->run_head, "variant"));
+        char what[512];
+        if (variant) snprintf(what, sizeof what, "%s (run '%s')", w->r.what, variant);
+        else snprintf(what, sizeof what, "%s (run %zu)", w->r.what, w->rec->n_runs);
+        return read_capture(cur, what, &run->capture);
     }
-    if (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: recording format version is not %d; re-record it with grader record", what, FORMAT_VERSION);
-        goto out;
-    }
-    if ((rc = get_str(&r, root, "", "lesson", &rec->lesson)) || (rc = get_str(&r, root, "", "recorded_at", &rec->recorded_at)))
-        goto out;
-    if (!json_is_array(runs) || json_array_size(runs) == 0) {
-        rc = corrupt(&r, "", "runs", "a non-empty list");
-        goto out;
-    }
-    rec->runs = calloc(json_array_size(runs), sizeof *rec->runs);
-    for (size_t i = 0; i < json_array_size(runs) && rec->runs; i++) {
-        json_t *o = json_array_get(runs, i);
-        wb_run *run = &rec->runs[i];
-        rec->n_runs = i + 1;
-        char where[64];
-        snprintf(where, sizeof where, "runs[%zu]", i);
-        if ((rc = get_str(&r, o, where, "variant", &run->variant))) goto out;
+    if (json_object_get(w->run_head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    json_t *v = json_next_value(cur);
+    if (!v) return cur->err->code;
+    return json_object_set_new(w->run_head, key, v) ? out_of_memory(&w->r) : 0;
+}
+
+static int run_item(json_cursor *cur, size_t i, void *ctx) {
+    recording_walk *w = ctx;
+    wb_recording *rec = w->rec;
+    if (reserve(&w->r, (void **)&rec->runs, rec->n_runs, &w->cap_runs, sizeof *rec->runs)) return w->r.err->code;
+    wb_run *run = &rec->runs[rec->n_runs++];
+    memset(run, 0, sizeof *run);
+    char where[64];
+    snprintf(where, sizeof where, "runs[%zu]", i);
+    if (json_peek(cur) != '{') return corrupt(&w->r, where, "variant", "a string");
+    w->run_head = json_object();
+    w->seen_capture = 0;
+    if (!w->run_head) return out_of_memory(&w->r);
+    int rc = json_walk_object(cur, run_member, w);
+    json_t *o = w->run_head;
+    if (!rc) rc = get_str(&w->r, o, where, "variant", &run->variant);
+    if (!rc && !w->seen_capture) rc = corrupt(&w->r, where, "capture", "an object");
+    if (!rc) {
         json_t *args = json_object_get(o, "args");
-        run->n_args = json_array_size(args);
-        run->args = calloc(run->n_args + 1, sizeof *run->args);
-        for (size_t j = 0; j < run->n_args; j++) {
+        size_t n_args = json_array_size(args);
+        run->args = calloc(n_args + 1, sizeof *run->args);
+        if (!run->args) rc = out_of_memory(&w->r);
+        for (size_t j = 0; !rc && j < n_args; j++, run->n_args++) {
             const char *a = json_string_value(json_array_get(args, j));
-            run->args[j] = strdup(a ? a : "");
+            if (!(run->args[j] = strdup(a ? a : ""))) rc = out_of_memory(&w->r);
         }
         json_t *code = json_object_get(o, "exit_code"), *sig = json_object_get(o, "signal");
         run->exit_code = json_is_integer(code) ? (int)json_integer_value(code) : -1;
         run->signal = json_is_integer(sig) ? (int)json_integer_value(sig) : 0;
         const char *output = json_string_value(json_object_get(o, "output"));
-        if (output) run->output = strdup(output);
-        char capture_what[512];
-        snprintf(capture_what, sizeof capture_what, "%s (run '%s')", what, run->variant);
-        reader cr = {capture_what, err};
-        if ((rc = capture_from_json(&cr, json_object_get(o, "capture"), &run->capture))) goto out;
+        if (output && !(run->output = strdup(output))) rc = out_of_memory(&w->r);
+        json_t *trimmed = json_object_get(o, "api_dropped_outside_window");
+        run->capture.api_dropped_outside_window = json_is_integer(trimmed) ? (uint64_t)json_integer_value(trimmed) : 0;
     }
-    json_t *cal = json_object_get(root, "calibration");
-    if (cal && (rc = calibration_from(&r, cal, &rec->calibration))) goto out;
-    rc = repeats_from(&r, json_object_get(root, "repeats"), rec);
-out:
-    json_decref(root);
+    json_decref(o);
+    w->run_head = NULL;
+    return rc;
+}
+
+static int recording_member(json_cursor *cur, const char *key, void *ctx) {
+    recording_walk *w = ctx;
+    if (!strcmp(key, "runs")) {
+        if (w->seen_runs) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        w->seen_runs = 1;
+        if (json_peek(cur) != '[') return corrupt(&w->r, "", "runs", "a non-empty list");
+        return json_walk_array(cur, run_item, w);
+    }
+    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    json_t *v = json_next_value(cur);
+    if (!v) return cur->err->code;
+    if (json_object_set_new(w->head, key, v)) return out_of_memory(&w->r);
+    return !strcmp(key, "format") || !strcmp(key, "version") ? check_recording_format(w, 0) : 0;
+}
+
+int wb_recording_load_buffer(const char *what, const char *data, size_t length, wb_recording *rec, wb_error *err) {
+    memset(rec, 0, sizeof *rec);
+    if (length == 0) return empty_file(what, err);
+    json_cursor cur = {data, length, 0, what, err};
+    recording_walk w = {{what, err, NULL}, rec, json_object(), 0, 0, NULL, 0};
+    int rc = 0;
+    if (!w.head) return out_of_memory(&w.r);
+    if (json_peek(&cur) != '{') {
+        rc = json_skip_value(&cur);
+        if (!rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s: not a gpu-workbench recording (format is missing)", what);
+    } else if (!(rc = json_walk_object(&cur, recording_member, &w)) && !(rc = json_expect_end(&cur)) &&
+               !(rc = check_recording_format(&w, 1)) && !(rc = get_str(&w.r, w.head, "", "lesson", &rec->lesson)) &&
+               !(rc = get_str(&w.r, w.head, "", "recorded_at", &rec->recorded_at))) {
+        json_t *cal = json_object_get(w.head, "calibration");
+        if (rec->n_runs == 0) rc = corrupt(&w.r, "", "runs", "a non-empty list");
+        else if (cal) rc = calibration_from(&w.r, cal, &rec->calibration);
+        if (!rc) rc = repeats_from(&w.r, json_object_get(w.head, "repeats"), rec);
+    }
+    json_decref(w.head);
     return rc;
 }
 
@@ -580,71 +722,41 @@ int wb_recording_load(const char *path, wb_recording *rec, wb_error *err) {
     if (!data) return err->code;
     int rc = wb_recording_load_buffer(path, data, n, rec, err);
     free(data);
-    if (!rc) rec->path = strdup(path);
+    if (!rc && !(rec->path = strdup(path))) rc = wb_fail(err, WB_EXIT_INPUT, "%s: out of memory while reading it", path);
     return rc;
+}
+
+/* Stops the walk (with this code) once recorded_at is read: a recording's runs are never needed
+ * to rank it. */
+#define FOUND_RECORDED_AT 100
+
+typedef struct { char *buf; size_t cap; } recorded_at_walk;
+
+static int recorded_at_member(json_cursor *cur, const char *key, void *ctx) {
+    recorded_at_walk *w = ctx;
+    if (strcmp(key, "recorded_at")) return json_skip_value(cur);
+    json_t *v = json_next_value(cur);
+    if (!v) return cur->err->code;
+    snprintf(w->buf, w->cap, "%s", json_is_string(v) ? json_string_value(v) : "");
+    json_decref(v);
+    return FOUND_RECORDED_AT;
+}
+
+int wb_recording_recorded_at(const char *path, char *buf, size_t cap) {
+    wb_error err = {0};
+    size_t n = 0;
+    buf[0] = '\0';
+    char *data = slurp(path, &n, &err);
+    if (!data) return -1;
+    json_cursor cur = {data, n, 0, path, &err};
+    recorded_at_walk w = {buf, cap};
+    int rc = json_peek(&cur) == '{' ? json_walk_object(&cur, recorded_at_member, &w) : -1;
+    free(data);
+    return rc == FOUND_RECORDED_AT && buf[0] ? 0 : -1;
 }
 
 const wb_run *wb_recording_run(const wb_recording *r, const char *variant) {
     for (size_t i = 0; i < r->n_runs; i++)
         if (!strcmp(r->runs[i].variant, variant)) return &r->runs[i];
     return NULL;
-}
-
-static json_t *doubles_json(const double *v, size_t n) {
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
-    return a;
-}
-
-static void extras_json(json_t *root, const wb_recording_extras *x) {
-    if (!x) return;
-    const wb_calibration *c = x->calibration;
-    if (c && c->present)
-        json_object_set_new(root, "calibration", json_pack("{s:f, s:f, s:s, s:s}", "copy_bytes_per_s", c->copy_bytes_per_s,
-                                                           "matrix_flops_per_s", c->matrix_flops_per_s, "gpu", c->gpu,
-                                                           "method", c->method));
-    if (!x->n_repeats) return;
-    json_t *reps = json_array();
-    for (size_t i = 0; i < x->n_repeats; i++) {
-        json_t *ranges = json_array();
-        for (size_t j = 0; j < x->repeats[i].n; j++) {
-            const wb_range_times *t = &x->repeats[i].items[j];
-            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o}", "variant", t->variant, "range", t->range, "gpu_us",
-                                                    doubles_json(t->gpu_us, t->n), "wall_us", doubles_json(t->wall_us, t->n)));
-        }
-        json_array_append_new(reps, json_pack("{s:o}", "ranges", ranges));
-    }
-    json_object_set_new(root, "repeats", reps);
-}
-
-int wb_recording_write(const char *path, const char *lesson, const char *recorded_at, const wb_run *runs,
-                       const char *const *capture_paths, size_t n_runs, const wb_recording_extras *extras, wb_error *err) {
-    json_t *root = json_pack("{s:s, s:i, s:s, s:s}", "format", RECORDING_FORMAT, "version", FORMAT_VERSION,
-                             "lesson", lesson, "recorded_at", recorded_at);
-    json_t *arr = json_array();
-    int rc = 0;
-    for (size_t i = 0; i < n_runs; i++) {
-        json_error_t jerr;
-        json_t *cap = json_load_file(capture_paths[i], 0, &jerr);
-        if (!cap) {
-            rc = wb_fail_at(err, WB_EXIT_CAPTURE, capture_paths[i], jerr.line, jerr.column, "cannot read the capture: %s", jerr.text);
-            break;
-        }
-        json_t *args = json_array();
-        for (size_t j = 0; j < runs[i].n_args; j++) json_array_append_new(args, json_string(runs[i].args[j]));
-        json_t *run = json_pack("{s:s, s:o, s:i, s:o, s:o}", "variant", runs[i].variant, "args", args, "exit_code",
-                                runs[i].exit_code, "signal", runs[i].signal ? json_integer(runs[i].signal) : json_null(), "capture", cap);
-        if (runs[i].output) json_object_set_new(run, "output", json_string(runs[i].output));
-        json_array_append_new(arr, run);
-    }
-    json_object_set_new(root, "runs", arr);
-    extras_json(root, extras);
-    if (!rc) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.partial", path);
-        if (json_dump_file(root, tmp, JSON_COMPACT) != 0 || rename(tmp, path) != 0)
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the recording (is the folder writable?)", path);
-    }
-    json_decref(root);
-    return rc;
 }

@@ -5,6 +5,11 @@
  * Times are nanoseconds on CUPTI's clock. After loading, every API call knows whether it is
  * nested inside another call on its thread, every kernel, memcpy and memset knows the API call
  * that launched it (through the correlation id), and every NVTX range knows its parent.
+ *
+ * Cost: a capture is read one record at a time (json_stream.h) into the compact structs below;
+ * names are stored once each (a capture holds a few hundred distinct names for a million
+ * records). Loading, linking and each lookup below grow with the capture's size times a log, never
+ * with ranges times API calls: docs/capture-format.md has the measured figures.
  */
 #ifndef WB_CAPTURE_H
 #define WB_CAPTURE_H
@@ -60,6 +65,17 @@ typedef struct {
 
 typedef struct { uint64_t start, end; } wb_window;
 
+typedef struct wb_strings wb_strings; /* the names of one capture, each stored once (capture.c) */
+
+/* Lookups built once by wb_capture_link (capture_link.c), so that attribution never scans. */
+typedef struct {
+    long *api_by_time;      /* (n_api) API calls by (thread, start) */
+    size_t *launch_first;   /* (n_api + 1) API call i launched launched[launch_first[i] .. launch_first[i+1]) */
+    long *launched;         /* (n_kernels + n_ops) kernel k as k, memcpy/memset o as n_kernels + o */
+    long *ranges_by_name;   /* (n_ranges) ranges by (name, start) */
+    uint64_t *window_reach; /* (n_windows) the latest end among windows[0..i] (windows sorted by start) */
+} wb_capture_index;
+
 typedef struct {
     char gpu[256];
     char arch[16];       /* "sm_90" */
@@ -77,6 +93,9 @@ typedef struct {
     wb_gpu_op *ops; size_t n_ops;                              /* memcpys and memsets */
     wb_range *ranges; size_t n_ranges;
     uint64_t t0;         /* earliest timestamp: traces start here */
+    uint64_t api_dropped_outside_window; /* API records grader record left out (the run's field) */
+    wb_strings *strings; /* owns every name above */
+    wb_capture_index index;
 } wb_capture;
 
 typedef struct {
@@ -129,22 +148,46 @@ void wb_capture_free(wb_capture *c);
 /* Recordings: traces/sm_90.json. */
 int wb_recording_load(const char *path, wb_recording *out, wb_error *err);
 int wb_recording_load_buffer(const char *what, const char *data, size_t length, wb_recording *out, wb_error *err);
-/* Writes a recording whose runs hold the capture files named in capture_paths (the raw JSON is
- * embedded as it is), each run's output, the calibration (when present) and the repeats. */
+/* Writes a recording whose runs hold the capture files named in capture_paths, their text copied
+ * as it is (never held as a JSON tree), each run's output, the calibration (when present) and
+ * the repeats; with trim (the same runs, decoded), without the API records that wb_api_keep
+ * leaves out (grader record). Through a temporary file of this process and a rename. */
 typedef struct {
     const wb_calibration *calibration; /* may be NULL */
     const wb_repeat *repeats;
     size_t n_repeats;
+    const wb_recording *trim;          /* may be NULL */
 } wb_recording_extras;
 int wb_recording_write(const char *path, const char *lesson, const char *recorded_at, const wb_run *runs,
                        const char *const *capture_paths, size_t n_runs, const wb_recording_extras *extras, wb_error *err);
 /* The calibration object of a recording, from the calibration program's JSON output. */
 int wb_calibration_from_json(const char *what, const char *data, size_t length, wb_calibration *out, wb_error *err);
 void wb_repeat_free(wb_repeat *r);
+/* Whether a trimmed recording keeps API record i: a capture without profiler windows keeps all;
+ * else the calls that overlap a window and the launches of every kernel, memcpy and memset (most
+ * of a recording is ~1,500 initialisation calls such as cuGetProcAddress, never graded). */
+int wb_api_keep(const wb_capture *c, size_t i);
+/* The recorded_at of a recording, read without its runs. 0, or -1 when unreadable. */
+int wb_recording_recorded_at(const char *path, char *buf, size_t cap);
 void wb_recording_free(wb_recording *r);
 const wb_run *wb_recording_run(const wb_recording *r, const char *variant);
 
-/* Facts derived after loading (also used by tests that build captures by hand). */
-void wb_capture_link(wb_capture *c);
+/* Facts and lookups derived after loading (also used by tests that build captures by hand; call
+ * it again after adding records). Returns 0, or -1 when out of memory: then the capture must not
+ * be graded (no link is half made). */
+int wb_capture_link(wb_capture *c);
+void wb_capture_index_free(wb_capture_index *x);
+
+/* A copy of s (n bytes) owned by the capture, shared with every equal name. NULL when out of
+ * memory. */
+char *wb_capture_intern(wb_capture *c, const char *s, size_t n);
+
+/* Lookups (after wb_capture_link). Each returns a count and points *out at indices, in time order. */
+/* API calls made on thread that start in [from, to]. */
+size_t wb_capture_api_between(const wb_capture *c, uint32_t thread, uint64_t from, uint64_t to, const long **out);
+/* What API call api launched: kernel k as k, memcpy/memset o as n_kernels + o. */
+size_t wb_capture_launched_by(const wb_capture *c, long api, const long **out);
+/* The ranges and marks named name. */
+size_t wb_capture_ranges_named(const wb_capture *c, const char *name, const long **out);
 
 #endif

@@ -529,6 +529,10 @@ static int run_check(const check_options *o, wb_error *err) {
         if (created && !json) fprintf(stderr, "Made your predictions file %s from the lesson's template (git ignores it).\n",
                                       predictions_path);
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+        char leftover[4200];
+        if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
+            fprintf(stderr, "note: %s was left by a save of your answers that was interrupted; it may hold answers that "
+                    "%s lacks. Compare the two, then delete it.\n", leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (wb_predictions_open(&preds) > 0) {
             if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {

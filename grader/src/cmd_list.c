@@ -177,9 +177,14 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
     wb_lesson l;
     if (wb_lesson_load(dir, &l, err)) return err->code;
     json_t *progress = NULL;
-    int rc = 0;
+    int rc = 0, lock = -1; /* concurrent hints and checks take turns on the progress file */
     wb_root_dir(l.dir, root, sizeof root);
-    if ((rc = wb_state_dir(root, state, sizeof state, err)) || (rc = wb_progress_load(state, &progress, err))) goto out;
+    if ((rc = wb_state_dir(root, state, sizeof state, err))) goto out;
+    if ((lock = wb_progress_lock(state, err)) < 0) {
+        rc = err->code;
+        goto out;
+    }
+    if ((rc = wb_progress_load(state, &progress, err))) goto out;
     json_t *entry = wb_progress_lesson(progress, l.lesson);
 
     char path[4200];
@@ -230,6 +235,7 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
 out_p:
     if (have_p) wb_predictions_free(&p);
 out:
+    wb_progress_unlock(lock);
     json_decref(progress);
     wb_lesson_free(&l);
     return rc;

@@ -327,20 +327,6 @@ int cmd_verify(int argc, char **argv) {
     return rc;
 }
 
-static int copy_file(const char *from, const char *to) {
-    FILE *in = fopen(from, "rb"), *out = NULL;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.partial", to);
-    if (in) out = fopen(tmp, "wb");
-    int ok = in && out;
-    char buf[1 << 16];
-    size_t n;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
-    if (in) fclose(in);
-    if (out && fclose(out) != 0) ok = 0;
-    return ok && rename(tmp, to) == 0 ? 0 : -1;
-}
-
 int cmd_record(int argc, char **argv) {
     verify_options o;
     int p = parse(argc, argv, &o, RECORD_USAGE, 0);
@@ -365,14 +351,27 @@ int cmd_record(int argc, char **argv) {
     wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr, o.repeat};
     if ((rc = wb_capture_live(&req, &rec, &err))) goto lesson_out;
     if ((rc = wb_check_usable(&rec, &lesson, variants, lesson.n_variants, run_dir, &err))) goto lesson_out;
-    char traces[4200], target[4300], source[4300];
+    char traces[4200], target[4300], captures[64][4200];
+    const char *capture_paths[64];
     snprintf(traces, sizeof traces, "%s/traces", lesson.dir);
     snprintf(target, sizeof target, "%s/%s.json", traces, rec.runs[0].capture.arch);
-    snprintf(source, sizeof source, "%s/recording.json", run_dir);
-    if (wb_mkdir_p(traces) != 0 || copy_file(source, target) != 0) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: cannot write the recording", target);
+    if (rec.n_runs > 64) {
+        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: more than 64 variants", lesson.path);
         goto lesson_out;
     }
+    for (size_t i = 0; i < rec.n_runs; i++) {
+        snprintf(captures[i], sizeof captures[i], "%s/capture-%s.json", run_dir, rec.runs[i].variant);
+        capture_paths[i] = captures[i];
+    }
+    if (wb_mkdir_p(traces) != 0) {
+        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: cannot create the folder", traces);
+        goto lesson_out;
+    }
+    /* the lesson's copy: the run folder's recording without the initialisation calls outside the
+     * profiled window */
+    wb_recording_extras extras = {&rec.calibration, rec.repeats, rec.n_repeats, &rec};
+    if ((rc = wb_recording_write(target, lesson.lesson, rec.recorded_at, rec.runs, capture_paths, rec.n_runs, &extras, &err)))
+        goto lesson_out;
     char desc[512];
     printf("Recorded %zu variant%s of %s on %s\n  -> %s\n", rec.n_runs, rec.n_runs == 1 ? "" : "s", lesson.lesson,
            wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), target);

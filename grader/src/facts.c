@@ -9,62 +9,72 @@
 
 int wb_in_profiled_window(const wb_capture *c, uint64_t start, uint64_t end) {
     if (c->n_windows == 0) return 1;
-    for (size_t i = 0; i < c->n_windows; i++)
-        if (start >= c->windows[i].start && end <= c->windows[i].end) return 1;
-    return 0;
+    /* windows are sorted by start: among those opened by start, is the latest end late enough? */
+    size_t lo = 0, hi = c->n_windows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->windows[mid].start <= start) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && c->index.window_reach && end <= c->index.window_reach[lo - 1];
 }
 
+/* Appends x; the array doubles whenever its length reaches a power of two. */
 static int push(long **v, size_t *n, long x) {
-    long *p = realloc(*v, (*n + 1) * sizeof *p);
-    if (!p) return -1;
-    p[(*n)++] = x;
-    *v = p;
+    if ((*n & (*n - 1)) == 0) {
+        long *p = realloc(*v, (*n ? *n * 2 : 1) * sizeof *p);
+        if (!p) return -1;
+        *v = p;
+    }
+    (*v)[(*n)++] = x;
     return 0;
 }
 
-static int range_start_cmp(const void *a, const void *b, void *ctx) {
-    const wb_capture *c = ctx;
-    uint64_t x = c->ranges[((const wb_occurrence *)a)->range].start, y = c->ranges[((const wb_occurrence *)b)->range].start;
+static int long_cmp(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
     return (x > y) - (x < y);
 }
 
+/* Through the capture's lookups: the calls starting in the range, then what each launched. The
+ * cost is what the occurrence holds (plus a log), not the capture's size. */
 static int fill(const wb_capture *c, wb_occurrence *o) {
     const wb_range *r = &c->ranges[o->range];
-    /* API calls of the range's thread that start inside it */
-    char *in_range = calloc(c->n_api + 1, 1);
-    if (!in_range) return -1;
-    for (size_t i = 0; i < c->n_api; i++) {
-        const wb_api_call *a = &c->api[i];
-        if (a->thread != r->thread || a->start < r->start || a->start > r->end) continue;
-        in_range[i] = 1;
-        if (!a->nested && push(&o->api, &o->n_api, (long)i)) goto oom;
+    const long *calls;
+    size_t n_calls = wb_capture_api_between(c, r->thread, r->start, r->end, &calls);
+    for (size_t i = 0; i < n_calls; i++) {
+        if (!c->api[calls[i]].nested && push(&o->api, &o->n_api, calls[i])) return -1;
+        const long *work;
+        size_t n_work = wb_capture_launched_by(c, calls[i], &work);
+        for (size_t j = 0; j < n_work; j++) {
+            long w = work[j];
+            int is_kernel = (size_t)w < c->n_kernels;
+            if (is_kernel ? push(&o->kernels, &o->n_kernels, w) : push(&o->ops, &o->n_ops, w - (long)c->n_kernels)) return -1;
+        }
     }
-    for (size_t i = 0; i < c->n_kernels; i++)
-        if (c->kernels[i].api >= 0 && in_range[c->kernels[i].api] && push(&o->kernels, &o->n_kernels, (long)i)) goto oom;
-    for (size_t i = 0; i < c->n_ops; i++)
-        if (c->ops[i].api >= 0 && in_range[c->ops[i].api] && push(&o->ops, &o->n_ops, (long)i)) goto oom;
-    free(in_range);
+    /* in capture order, as every reader of an occurrence expects */
+    if (o->n_api > 1) qsort(o->api, o->n_api, sizeof *o->api, long_cmp);
+    if (o->n_kernels > 1) qsort(o->kernels, o->n_kernels, sizeof *o->kernels, long_cmp);
+    if (o->n_ops > 1) qsort(o->ops, o->n_ops, sizeof *o->ops, long_cmp);
     return 0;
-oom:
-    free(in_range);
-    return -1;
 }
 
 int wb_find_occurrences(const wb_capture *c, const char *range_name, wb_occurrences *out) {
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < c->n_ranges; i++) {
+    const long *named;
+    size_t n_named = wb_capture_ranges_named(c, range_name, &named); /* in time order */
+    for (size_t k = 0; k < n_named; k++) {
+        long i = named[k];
         const wb_range *r = &c->ranges[i];
-        if (r->is_mark || r->end == WB_OPEN_END || strcmp(r->name, range_name) != 0) continue;
+        if (r->is_mark || r->end == WB_OPEN_END) continue;
         if (!wb_in_profiled_window(c, r->start, r->end)) continue;
         wb_occurrence *p = realloc(out->items, (out->n + 1) * sizeof *p);
         if (!p) goto oom;
         out->items = p;
         memset(&p[out->n], 0, sizeof *p);
-        p[out->n].range = (long)i;
+        p[out->n].range = i;
         out->n++;
         if (fill(c, &p[out->n - 1])) goto oom;
     }
-    if (out->n > 1) qsort_r(out->items, out->n, sizeof *out->items, range_start_cmp, (void *)c);
     return 0;
 oom:
     wb_occurrences_free(out);

@@ -171,6 +171,10 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
             }
             g->n_occurrences = occ.n;
             g->per_occurrence = calloc(occ.n + 1, sizeof *g->per_occurrence);
+            if (!g->per_occurrence) {
+                wb_occurrences_free(&occ);
+                return wb_fail(err, WB_EXIT_INPUT, "out of memory while grading; nothing was graded");
+            }
             int agree = occ.n > 0;
             for (size_t k = 0; k < occ.n && g->per_occurrence; k++) {
                 g->per_occurrence[k] = wb_count_fact(&run->capture, &occ.items[k], f);

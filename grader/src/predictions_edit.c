@@ -1,27 +1,25 @@
-/* predictions_edit.c: see predictions_edit.h. */
+/*
+ * predictions_edit.c: see predictions_edit.h. The write is crash-safe: the backup is complete and
+ * on disk before the file is touched, the new text goes to a temporary file of this process
+ * (same folder, same mode), on disk before it replaces the file by a rename, and the folder is
+ * synced after it. A kill at any point leaves the old file or the new one, whole.
+ */
+#define _GNU_SOURCE
 #include "predictions_edit.h"
+#include "kill_point.h"
 #include "paths.h"
+#include "yaml_lines.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Byte offset of (line, column), columns counted in characters as libyaml counts them (one per
- * UTF-8 character). -1 when the file has no such position. */
-static long offset_of(const char *text, size_t length, int line, int column) {
-    size_t i = 0;
-    for (int l = 1; l < line; l++) {
-        while (i < length && text[i] != '\n') i++;
-        if (i >= length) return -1;
-        i++;
-    }
-    for (int c = 1; c < column; c++) {
-        if (i >= length || text[i] == '\n') return -1;
-        i++;
-        while (i < length && ((unsigned char)text[i] & 0xC0) == 0x80) i++; /* continuation bytes */
-    }
-    return (long)i;
-}
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Length of the null token at p: "~", "null", "Null", "NULL", or 0 for an empty value. -1 when
  * something else is there (the file changed since it was read). */
@@ -29,25 +27,26 @@ static long null_token_length(const char *p, size_t left) {
     static const char *const tokens[] = {"~", "null", "Null", "NULL"};
     for (size_t t = 0; t < 4; t++) {
         size_t n = strlen(tokens[t]);
-        if (left >= n && !strncmp(p, tokens[t], n) && (left == n || strchr(" \t\r\n#,}]", p[n]))) return (long)n;
+        if (left >= n && !strncmp(p, tokens[t], n) && (left == n || strchr(" \t#,}]", p[n]) || wb_yaml_break_at(p + n, left - n)))
+            return (long)n;
     }
-    if (left == 0 || strchr("\r\n#", *p)) return 0;
+    if (left == 0 || *p == '#' || wb_yaml_break_at(p, left)) return 0;
     return -1;
 }
 
-typedef struct { long offset, length; int value; const char *text; } splice;
+typedef struct { long offset, length; int value; const char *text; } edit_span;
 
-static int splice_cmp(const void *a, const void *b) {
-    long x = ((const splice *)a)->offset, y = ((const splice *)b)->offset;
+static int edit_span_cmp(const void *a, const void *b) {
+    long x = ((const edit_span *)a)->offset, y = ((const edit_span *)b)->offset;
     return (x > y) - (x < y);
 }
 
 char *wb_predictions_fill_text(const char *path, const char *text, size_t length, const wb_answer_edit *edits, size_t n,
                                wb_error *err) {
-    splice *s = calloc(n + 1, sizeof *s);
+    edit_span *s = calloc(n + 1, sizeof *s);
     if (!s) return wb_fail(err, WB_EXIT_INPUT, "out of memory"), NULL;
     for (size_t i = 0; i < n; i++) {
-        long off = offset_of(text, length, edits[i].line, edits[i].column);
+        long off = wb_yaml_offset_of(text, length, edits[i].line, edits[i].column);
         long len = off >= 0 ? null_token_length(text + off, length - (size_t)off) : -1;
         if (len < 0) {
             free(s);
@@ -55,9 +54,9 @@ char *wb_predictions_fill_text(const char *path, const char *text, size_t length
                        "expected ~ here; the file changed while the grader was asking. Nothing was written");
             return NULL;
         }
-        s[i] = (splice){off, len, edits[i].value, edits[i].text[0] ? edits[i].text : NULL};
+        s[i] = (edit_span){off, len, edits[i].value, edits[i].text[0] ? edits[i].text : NULL};
     }
-    qsort(s, n, sizeof *s, splice_cmp);
+    qsort(s, n, sizeof *s, edit_span_cmp);
     size_t cap = length + n * 20 + 1, out_len = 0;
     char *out = malloc(cap);
     if (!out) {
@@ -83,44 +82,137 @@ char *wb_predictions_fill_text(const char *path, const char *text, size_t length
     return out;
 }
 
-static int copy_bytes(const char *path, const char *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    size_t w = fwrite(data, 1, n, f);
-    int rc = fclose(f);
-    return w == n && rc == 0 ? 0 : -1;
+/* ---- writing --------------------------------------------------------------------------------- */
+
+static int write_all(int fd, const char *data, size_t n) {
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* The temporary file in two halves, with a kill point between them (a torn write). */
+static int write_halves(int fd, const char *data, size_t n) {
+    if (write_all(fd, data, n / 2)) return -1;
+    wb_kill_point("predictions", 4);
+    return write_all(fd, data + n / 2, n - n / 2);
+}
+
+static int sync_dir_of(const char *file) {
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", file);
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static char *read_whole(const char *path, size_t *length, struct stat *st) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *text = NULL;
+    if (fstat(fd, st) == 0 && S_ISREG(st->st_mode) && (text = malloc((size_t)st->st_size + 1))) {
+        size_t got = 0;
+        ssize_t r;
+        while (got < (size_t)st->st_size && (r = read(fd, text + got, (size_t)st->st_size - got)) > 0) got += (size_t)r;
+        text[got] = '\0';
+        *length = got;
+    }
+    close(fd);
+    return text;
+}
+
+/* A new file named base, base.2, base.3, ... (never one that exists), with the given mode. */
+static int create_new(const char *base, const char *sep, mode_t mode, char *name, size_t cap) {
+    for (int k = 1; k < 10000; k++) {
+        if (k == 1) snprintf(name, cap, "%s", base);
+        else snprintf(name, cap, "%s%s%d", base, sep, k);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            fchmod(fd, mode); /* the umask must not loosen or tighten it */
+            return fd;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
 }
 
 int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, char *backup, size_t backup_cap,
                         wb_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot reopen the predictions file to write answers", path);
-    char *text = malloc(1 << 21);
-    size_t length = text ? fread(text, 1, (1 << 21) - 1, f) : 0;
-    fclose(f);
-    if (!text) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
-    text[length] = '\0';
+    /* a symlinked file is written where it points: the link stays a link */
+    char target[PATH_MAX];
+    if (!realpath(path, target)) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot reopen the predictions file to write answers", path);
+    struct stat st;
+    size_t length = 0;
+    char *text = read_whole(target, &length, &st);
+    if (!text) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot reopen the predictions file to write answers", path);
     char *updated = wb_predictions_fill_text(path, text, length, edits, n, err);
     if (!updated) {
         free(text);
         return err->code;
     }
-    /* backup first: never lose what the learner wrote */
-    char bak[4200];
-    snprintf(bak, sizeof bak, "%s.bak", path);
-    for (int k = 2; wb_file_exists(bak) && k < 10000; k++) snprintf(bak, sizeof bak, "%s.bak.%d", path, k);
+    mode_t mode = st.st_mode & 07777;
     int rc = 0;
-    if (copy_bytes(bak, text, length) != 0) {
+    /* 1. the backup, whole and on disk, before anything changes */
+    char bak_base[PATH_MAX + 8], bak[PATH_MAX + 16];
+    snprintf(bak_base, sizeof bak_base, "%s.bak", path);
+    int fd = create_new(bak_base, ".", mode, bak, sizeof bak);
+    wb_kill_point("predictions", 1);
+    if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
+        if (fd >= 0) close(fd), unlink(bak);
         rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
-    } else {
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.partial", path);
-        if (copy_bytes(tmp, updated, strlen(updated)) != 0 || rename(tmp, path) != 0)
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (the backup %s holds your file)", path, bak);
-        else if (backup)
-            snprintf(backup, backup_cap, "%s", bak);
+        goto out;
     }
+    close(fd);
+    wb_kill_point("predictions", 2);
+    /* 2. the new text in a temporary file of this process, next to the target */
+    char tmp_base[PATH_MAX + 40], tmp[PATH_MAX + 60];
+    snprintf(tmp_base, sizeof tmp_base, "%s.partial.%ld", target, (long)getpid());
+    fd = create_new(tmp_base, "-", mode, tmp, sizeof tmp);
+    wb_kill_point("predictions", 3);
+    size_t updated_length = strlen(updated);
+    if (fd < 0 || write_halves(fd, updated, updated_length) || (wb_kill_point("predictions", 5), fsync(fd))) {
+        if (fd >= 0) close(fd), unlink(tmp);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged, and kept "
+                     "as %s", path, bak);
+        goto out;
+    }
+    close(fd);
+    wb_kill_point("predictions", 6);
+    /* 3. the switch, then the folder on disk */
+    if (rename(tmp, target) != 0) {
+        unlink(tmp);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged, and kept as %s", path, bak);
+        goto out;
+    }
+    wb_kill_point("predictions", 7);
+    sync_dir_of(target);
+    wb_kill_point("predictions", 8);
+    if (backup) snprintf(backup, backup_cap, "%s", bak);
+out:
     free(text);
     free(updated);
     return rc;
+}
+
+int wb_predictions_leftover(const char *path, char *found, size_t cap) {
+    char target[PATH_MAX], dir[PATH_MAX], base[PATH_MAX];
+    if (!realpath(path, target)) return 0;
+    snprintf(dir, sizeof dir, "%s", target);
+    snprintf(base, sizeof base, "%s.partial", basename(target));
+    DIR *d = opendir(dirname(dir));
+    if (!d) return 0;
+    int count = 0;
+    size_t n = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, base, n) && (e->d_name[n] == '\0' || e->d_name[n] == '.')) {
+            if (!count++) snprintf(found, cap, "%s/%s", dir, e->d_name);
+        }
+    closedir(d);
+    return count;
 }

@@ -1,9 +1,20 @@
-/* progress.c: see progress.h. */
+/*
+ * progress.c: see progress.h. Concurrent graders (16 `grader check` runs of one lesson at once)
+ * take turns through an exclusive flock on progress.lock for the whole read-change-write of an
+ * update, so none fails and no attempt is lost; each writes through its own temporary file, on
+ * disk before the rename, so a kill at any step leaves the old file or the new one.
+ */
+#define _GNU_SOURCE
 #include "progress.h"
+#include "kill_point.h"
 #include "paths.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #define PROGRESS_FORMAT "gpu-workbench-progress"
 
@@ -31,10 +42,40 @@ int wb_progress_load(const char *state_dir, json_t **out, wb_error *err) {
 int wb_progress_save(const char *state_dir, json_t *progress, wb_error *err) {
     char path[4096], tmp[4200];
     progress_path(state_dir, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    if (json_dump_file(progress, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || rename(tmp, path) != 0)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the progress file", path);
+    snprintf(tmp, sizeof tmp, "%s.partial.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    wb_kill_point("progress", 1);
+    int ok = fd >= 0 && json_dumpfd(progress, fd, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && write(fd, "\n", 1) == 1;
+    wb_kill_point("progress", 2);
+    ok = ok && fsync(fd) == 0;
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    wb_kill_point("progress", 3);
+    ok = ok && rename(tmp, path) == 0;
+    wb_kill_point("progress", 4);
+    if (!ok) {
+        unlink(tmp);
+        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the progress file (%s)", path, strerror(errno));
+    }
+    int dir = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) fsync(dir), close(dir);
     return 0;
+}
+
+int wb_progress_lock(const char *state_dir, wb_error *err) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/progress.lock", state_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the progress lock (%s)", path, strerror(errno));
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -wb_fail(err, WB_EXIT_INPUT, "%s: cannot lock the progress file (%s)", path, strerror(errno));
+        }
+    return fd;
+}
+
+void wb_progress_unlock(int lock) {
+    if (lock >= 0) close(lock); /* closing releases the flock */
 }
 
 json_t *wb_progress_lesson(json_t *progress, const char *lesson) {
@@ -79,7 +120,7 @@ static void first_by_variant(json_t *e, const wb_grading *g, size_t *right, size
     }
 }
 
-int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
+static int record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
     json_t *e = wb_progress_lesson(progress, lesson);
@@ -121,7 +162,7 @@ int wb_progress_record_grading(const char *state_dir, const char *lesson, const 
     return rc;
 }
 
-int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error *err) {
+static int record_reset(const char *state_dir, const char *lesson, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
     json_t *e = wb_progress_lesson(progress, lesson);
@@ -135,7 +176,7 @@ int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error
     return rc;
 }
 
-int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
+static int record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
     json_t *e = wb_progress_lesson(progress, lesson);
@@ -150,6 +191,31 @@ int wb_progress_record_reveal(const char *state_dir, const char *lesson, const c
     json_object_set_new(e, "source", json_string(source));
     int rc = wb_progress_save(state_dir, progress, err);
     json_decref(progress);
+    return rc;
+}
+
+/* The updates: each read-change-write holds the lock throughout. */
+int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
+    int lock = wb_progress_lock(state_dir, err);
+    if (lock < 0) return err->code;
+    int rc = record_grading(state_dir, lesson, g, err);
+    wb_progress_unlock(lock);
+    return rc;
+}
+
+int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error *err) {
+    int lock = wb_progress_lock(state_dir, err);
+    if (lock < 0) return err->code;
+    int rc = record_reset(state_dir, lesson, err);
+    wb_progress_unlock(lock);
+    return rc;
+}
+
+int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
+    int lock = wb_progress_lock(state_dir, err);
+    if (lock < 0) return err->code;
+    int rc = record_reveal(state_dir, lesson, source, by, err);
+    wb_progress_unlock(lock);
     return rc;
 }
 

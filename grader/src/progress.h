@@ -24,6 +24,10 @@
  * file is an error naming it and saying it may be deleted. */
 int wb_progress_load(const char *state_dir, json_t **out, wb_error *err);
 int wb_progress_save(const char *state_dir, json_t *progress, wb_error *err);
+/* An exclusive lock on the progress (a read-change-write holds it throughout; the record
+ * functions below take it themselves). Returns the lock, or a negative exit code with err set. */
+int wb_progress_lock(const char *state_dir, wb_error *err);
+void wb_progress_unlock(int lock);
 /* The entry of one lesson (created empty when missing); borrowed reference. */
 json_t *wb_progress_lesson(json_t *progress, const char *lesson);
 

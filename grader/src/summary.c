@@ -1,4 +1,6 @@
-/* summary.c: see summary.h. */
+/* summary.c: see summary.h. Grouping is by sorting, so the tables cost O(n log n) in the
+ * capture's records however many kernel and range names it holds. */
+#define _GNU_SOURCE
 #include "summary.h"
 #include "facts.h"
 #include "gemm_families.h"
@@ -6,78 +8,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int u64_cmp(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int row_cmp(const void *a, const void *b) {
     const wb_kernel_row *x = a, *y = b;
     if (x->total_ns != y->total_ns) return x->total_ns < y->total_ns ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 
+/* Kernels by (name, duration): each name's kernels end up together, their durations sorted. */
+static int kernel_name_cmp(const void *a, const void *b, void *ctx) {
+    const wb_capture *c = ctx;
+    const wb_kernel *x = &c->kernels[*(const long *)a], *y = &c->kernels[*(const long *)b];
+    int by_name = strcmp(x->name, y->name);
+    if (by_name) return by_name;
+    uint64_t dx = x->end - x->start, dy = y->end - y->start;
+    return (dx > dy) - (dx < dy);
+}
+
 static int kernel_rows(const wb_capture *c, wb_summary *s) {
-    /* kernels in the window, grouped by name: sort indices by name, then walk the groups */
+    /* kernels launched in the window, grouped by name through one sort */
     size_t n = 0;
     long *idx = malloc((c->n_kernels + 1) * sizeof *idx);
-    uint64_t *durations = malloc((c->n_kernels + 1) * sizeof *durations);
     s->kernels = calloc(c->n_kernels + 1, sizeof *s->kernels);
-    if (!idx || !durations || !s->kernels) goto oom;
+    if (!idx || !s->kernels) {
+        free(idx);
+        return -1;
+    }
     for (size_t i = 0; i < c->n_kernels; i++) {
         const wb_kernel *k = &c->kernels[i];
         long a = k->api;
         uint64_t launched = a >= 0 ? c->api[a].start : k->start;
         if (wb_in_profiled_window(c, launched, launched)) idx[n++] = (long)i;
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *name = c->kernels[idx[i]].name;
-        wb_kernel_row *row = NULL;
-        for (size_t r = 0; r < s->n_kernels && !row; r++)
-            if (!strcmp(s->kernels[r].name, name)) row = &s->kernels[r];
-        if (!row) {
-            row = &s->kernels[s->n_kernels++];
-            row->name = name;
-            row->min_ns = UINT64_MAX;
-            row->gemm = wb_is_gemm(name, NULL);
-        }
-        uint64_t d = c->kernels[idx[i]].end - c->kernels[idx[i]].start;
-        row->instances++;
-        row->total_ns += d;
-        if (d < row->min_ns) row->min_ns = d;
-        if (d > row->max_ns) row->max_ns = d;
-        s->kernel_total_ns += d;
-    }
-    for (size_t r = 0; r < s->n_kernels; r++) {
-        wb_kernel_row *row = &s->kernels[r];
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!strcmp(c->kernels[idx[i]].name, row->name)) durations[m++] = c->kernels[idx[i]].end - c->kernels[idx[i]].start;
-        qsort(durations, m, sizeof *durations, u64_cmp);
-        row->median_ns = m % 2 ? (double)durations[m / 2] : 0.5 * ((double)durations[m / 2 - 1] + (double)durations[m / 2]);
+    qsort_r(idx, n, sizeof *idx, kernel_name_cmp, (void *)c);
+    for (size_t first = 0, last; first < n; first = last) {
+        const char *name = c->kernels[idx[first]].name;
+        for (last = first; last < n && !strcmp(c->kernels[idx[last]].name, name); last++) {}
+        wb_kernel_row *row = &s->kernels[s->n_kernels++];
+        row->name = name;
+        row->gemm = wb_is_gemm(name, NULL);
+        row->instances = last - first;
+#define DURATION(j) (c->kernels[idx[j]].end - c->kernels[idx[j]].start)
+        row->min_ns = DURATION(first);
+        row->max_ns = DURATION(last - 1);
+        for (size_t j = first; j < last; j++) row->total_ns += DURATION(j);
+        size_t m = row->instances, mid = first + m / 2;
+        row->median_ns = m % 2 ? (double)DURATION(mid) : 0.5 * ((double)DURATION(mid - 1) + (double)DURATION(mid));
+#undef DURATION
         row->avg_ns = (double)row->total_ns / (double)row->instances;
+        s->kernel_total_ns += row->total_ns;
     }
     qsort(s->kernels, s->n_kernels, sizeof *s->kernels, row_cmp);
     free(idx);
-    free(durations);
     return 0;
-oom:
-    free(idx);
-    free(durations);
-    return -1;
 }
 
 static int range_rows(const wb_capture *c, wb_summary *s) {
+    /* one row per range name, in the order names first appear (the nesting reads top down) */
     s->ranges = calloc(c->n_ranges + 1, sizeof *s->ranges);
-    if (!s->ranges) return -1;
+    char *seen = calloc(c->n_ranges + 1, 1); /* by position of the name's first entry in the name index */
+    size_t *group = malloc((c->n_ranges + 1) * sizeof *group);
+    const long *by_name = c->index.ranges_by_name;
+    if (!s->ranges || !seen || !group || (c->n_ranges && !by_name)) goto oom;
+    for (size_t k = 0; k < c->n_ranges; k++)
+        group[by_name[k]] = k > 0 && !strcmp(c->ranges[by_name[k]].name, c->ranges[by_name[k - 1]].name) ? group[by_name[k - 1]] : k;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
         if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->start, r->end)) continue;
-        int seen = 0;
-        for (size_t j = 0; j < s->n_ranges && !seen; j++) seen = !strcmp(s->ranges[j].name, r->name);
-        if (seen) continue;
+        if (seen[group[i]]) continue;
+        seen[group[i]] = 1;
         wb_occurrences occ;
-        if (wb_find_occurrences(c, r->name, &occ)) return -1;
+        if (wb_find_occurrences(c, r->name, &occ)) goto oom;
         wb_range_row *row = &s->ranges[s->n_ranges++];
         row->name = r->name;
         row->occurrences = occ.n;
@@ -100,7 +100,13 @@ static int range_rows(const wb_capture *c, wb_summary *s) {
         }
         wb_occurrences_free(&occ);
     }
+    free(seen);
+    free(group);
     return 0;
+oom:
+    free(seen);
+    free(group);
+    return -1;
 }
 
 int wb_summary_build(const wb_capture *c, wb_summary *out) {

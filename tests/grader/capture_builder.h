@@ -1,7 +1,7 @@
 /*
  * capture_builder.h: hand-made captures for tests, where the right answer is known by
- * construction. Times are in ns; every add_* copies its strings. Call build_finish() before use
- * and wb_capture_free() after.
+ * construction. Times are in ns; every add_* copies its strings into the capture. Call
+ * build_finish() before use and wb_capture_free() after.
  */
 #ifndef WB_CAPTURE_BUILDER_H
 #define WB_CAPTURE_BUILDER_H
@@ -27,7 +27,7 @@ static inline void build_start(wb_capture *c) {
 
 static inline void add_api(wb_capture *c, const char *name, uint64_t start, uint64_t end, uint32_t corr, uint32_t thread) {
     wb_api_call *a = &c->api[c->n_api++];
-    a->name = strdup(name);
+    a->name = wb_capture_intern(c, name, strlen(name));
     a->driver = name[0] == 'c' && name[1] == 'u' && name[2] != 'd';
     a->start = start;
     a->end = end;
@@ -37,8 +37,7 @@ static inline void add_api(wb_capture *c, const char *name, uint64_t start, uint
 
 static inline void add_kernel(wb_capture *c, const char *name, uint64_t start, uint64_t end, uint32_t corr, uint32_t stream) {
     wb_kernel *k = &c->kernels[c->n_kernels++];
-    k->name = strdup(name);
-    k->mangled = strdup(name);
+    k->name = k->mangled = wb_capture_intern(c, name, strlen(name));
     k->start = start;
     k->end = end;
     k->correlation_id = corr;
@@ -61,7 +60,7 @@ static inline void add_op(wb_capture *c, wb_gpu_op_kind kind, uint64_t start, ui
 
 static inline void add_range(wb_capture *c, const char *name, uint64_t start, uint64_t end, uint32_t thread) {
     wb_range *r = &c->ranges[c->n_ranges++];
-    r->name = strdup(name);
+    r->name = wb_capture_intern(c, name, strlen(name));
     r->start = start;
     r->end = end;
     r->thread = thread;
@@ -73,6 +72,8 @@ static inline void add_window(wb_capture *c, uint64_t start, uint64_t end) {
     c->n_windows++;
 }
 
-static inline void build_finish(wb_capture *c) { wb_capture_link(c); }
+static inline void build_finish(wb_capture *c) {
+    if (wb_capture_link(c)) abort();
+}
 
 #endif

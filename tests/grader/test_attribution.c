@@ -104,6 +104,7 @@ Test(attribution, only_ranges_inside_the_profiled_window_count) {
     cr_assert_eq(c.ranges[o.items[0].range].start, 2000);
     wb_occurrences_free(&o);
     add_window(&c, 900, 1600); /* a second window brings step 0 back */
+    cr_assert_eq(wb_capture_link(&c), 0);
     cr_assert_eq(occurrences(&c, "step"), 2);
     wb_capture_free(&c);
 }

@@ -442,7 +442,7 @@ Test(time_facts, recordings_keep_calibration_output_and_repeats) {
     double gpu[] = {1.5, 2.5}, wall[] = {10, 11};
     wb_range_times times = {"eager", "step", gpu, wall, 2};
     wb_repeat rep = {&times, 1};
-    wb_recording_extras extras = {&cal, &rep, 1};
+    wb_recording_extras extras = {&cal, &rep, 1, NULL};
     const char *paths[] = {capture};
     wb_error err = {0};
     cr_assert_eq(wb_recording_write(path, "00_probe", "2026-12-01T00:00:00Z", &run, paths, 1, &extras, &err), 0, "%s", err.message);
