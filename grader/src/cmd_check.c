@@ -140,6 +140,7 @@ static int next_unfinished(char *buf, size_t cap, wb_error *err) {
     char root[4096], state[4096];
     wb_course course;
     if (wb_find_root(root, sizeof root, err) || wb_course_load(root, &course, err)) return err->code;
+    wb_course_drop_drafts(&course);
     json_t *progress = NULL;
     int rc = wb_state_dir(root, state, sizeof state, err);
     if (!rc) rc = wb_progress_load(state, &progress, err);

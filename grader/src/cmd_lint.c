@@ -97,7 +97,7 @@ int cmd_lint(int argc, char **argv) {
     }
     int json = !strcmp(format, "json");
     json_t *reports = json_array();
-    size_t errors = 0, warnings = 0;
+    size_t errors = 0, warnings = 0, pending = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         wb_lint_report r;
         char yaml[4200];
@@ -109,6 +109,7 @@ int cmd_lint(int argc, char **argv) {
         }
         errors += r.errors;
         warnings += r.warnings;
+        pending += r.pending;
         if (json) {
             json_array_append_new(reports, wb_lint_report_json(&r));
         } else {
@@ -116,18 +117,20 @@ int cmd_lint(int argc, char **argv) {
             printf("%s%s: %s%s", r.errors ? wb_red(stdout) : wb_green(stdout), r.lesson, r.errors ? "" : "clean", wb_reset(stdout));
             if (r.errors) printf("%zu error%s", r.errors, r.errors == 1 ? "" : "s");
             if (r.warnings) printf("%s%zu warning%s", r.errors ? ", " : " (", r.warnings, r.warnings == 1 ? "" : "s");
-            printf("%s\n", r.warnings && !r.errors ? ")" : "");
+            if (r.pending)
+                printf("%s%zu pending (a draft: it needs a GPU for them)", r.errors || r.warnings ? ", " : " (", r.pending);
+            printf("%s\n", (r.warnings || r.pending) && !r.errors ? ")" : "");
         }
         wb_lint_report_free(&r);
     }
     if (!rc) {
         if (json) {
-            wb_cli_print_json(json_pack("{s:b, s:I, s:I, s:o}", "clean", errors == 0, "errors", (json_int_t)errors, "warnings",
-                                        (json_int_t)warnings, "lessons", reports));
+            wb_cli_print_json(json_pack("{s:b, s:I, s:I, s:I, s:o}", "clean", errors == 0, "errors", (json_int_t)errors,
+                                        "warnings", (json_int_t)warnings, "pending", (json_int_t)pending, "lessons", reports));
             reports = NULL;
         } else if (n > 1) {
-            printf("\nlint: %zu lessons, %zu error%s, %zu warning%s\n", n, errors, errors == 1 ? "" : "s", warnings,
-                   warnings == 1 ? "" : "s");
+            printf("\nlint: %zu lessons, %zu error%s, %zu warning%s, %zu pending\n", n, errors, errors == 1 ? "" : "s", warnings,
+                   warnings == 1 ? "" : "s", pending);
         }
         rc = errors ? WB_EXIT_WRONG : WB_EXIT_OK;
     }

@@ -128,6 +128,7 @@ int cmd_list(int argc, char **argv) {
         wb_course_free(&course);
         return err.code;
     }
+    size_t drafts = wb_course_drop_drafts(&course); /* for instructors: grader lint lists them */
     wb_lesson_status *s = calloc(course.n + 1, sizeof *s);
     if (!s) {
         fprintf(stderr, "grader list: out of memory\n");
@@ -158,6 +159,7 @@ int cmd_list(int argc, char **argv) {
                    wb_lesson_state_name(s[i].state), wb_reset(stdout), score);
         }
         if (course.n == 0) printf("  (no lessons: folders lessons/NN_name with a lesson.yaml)\n");
+        if (drafts) printf("  (%zu draft lesson%s not listed: lesson.yaml says draft: true)\n", drafts, drafts == 1 ? "" : "s");
         if (next >= 0) printf("\nNext: grader check %s\n", wb_cli_display_path(s[next].dir, shown, sizeof shown));
         else if (course.n) printf("\nEvery lesson is graded.\n");
     }

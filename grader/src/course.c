@@ -1,6 +1,7 @@
 /* course.c: see course.h. */
 #define _GNU_SOURCE
 #include "course.h"
+#include "lesson.h"
 #include "paths.h"
 
 #include <dirent.h>
@@ -66,11 +67,35 @@ int wb_course_load(const char *root, wb_course *out, wb_error *err) {
     out->names = names;
     out->n = n;
     out->dirs = calloc(n + 1, sizeof *out->dirs);
+    out->draft = calloc(n + 1, sizeof *out->draft);
     for (size_t i = 0; i < n && out->dirs; i++) {
         out->dirs[i] = malloc(4600);
         snprintf(out->dirs[i], 4600, "%s/%s", dir, names[i]);
+        wb_lesson l;
+        wb_error ignored = {0};
+        if (out->draft && wb_lesson_load(out->dirs[i], &l, &ignored) == 0) {
+            out->draft[i] = l.draft;
+            wb_lesson_free(&l);
+        }
     }
     return 0;
+}
+
+size_t wb_course_drop_drafts(wb_course *c) {
+    size_t kept = 0, n = c->n;
+    for (size_t i = 0; i < n; i++) {
+        if (c->draft && c->draft[i]) {
+            free(c->names[i]);
+            if (c->dirs) free(c->dirs[i]);
+            continue;
+        }
+        c->names[kept] = c->names[i];
+        if (c->dirs) c->dirs[kept] = c->dirs[i];
+        if (c->draft) c->draft[kept] = 0;
+        kept++;
+    }
+    c->n = kept;
+    return n - kept;
 }
 
 void wb_course_free(wb_course *c) {
@@ -80,5 +105,6 @@ void wb_course_free(wb_course *c) {
     }
     free(c->names);
     free(c->dirs);
+    free(c->draft);
     memset(c, 0, sizeof *c);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", NULL};
+static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", "draft", NULL};
 static const char *const VARIANT_KEYS[] = {"name", "args", "about", "params", NULL};
 static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", NULL};
 static const char *const WORK_KEYS[] = {"variant", "range", "flops", "bytes", NULL};
@@ -293,6 +293,15 @@ int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
     }
     if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "title"), "'title'", &l->title, err))) goto out;
     if ((rc = wb_yaml_string(&y, wb_yaml_get(&y, root, "binary"), "'binary'", &l->binary, err))) goto out;
+    yaml_node_t *draft = wb_yaml_get(&y, root, "draft");
+    if (draft) {
+        const char *d = wb_yaml_scalar(draft);
+        if (!d || (strcmp(d, "true") && strcmp(d, "false"))) {
+            rc = wb_yaml_fail(err, &y, draft, "'draft' is true or false");
+            goto out;
+        }
+        l->draft = !strcmp(d, "true");
+    }
     if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
     if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
     if ((rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err))) goto out;

@@ -57,6 +57,7 @@ typedef struct {
     size_t n_questions;
     wb_work *work;
     size_t n_work;
+    int draft;        /* draft: true: out of the learners' course, its GPU-only lint checks pending */
 } wb_lesson;
 
 int wb_lesson_load(const char *lesson_dir, wb_lesson *out, wb_error *err);

@@ -23,6 +23,13 @@
 
 /* ---- the report ----------------------------------------------------------------------------- */
 
+/* The checks only a GPU can satisfy: a recording to replay, answers verified on the hardware. */
+static int gpu_only(const char *check) { return !strcmp(check, "recording-missing") || !strcmp(check, "key-no-verified"); }
+
+static const char *severity_name(wb_lint_severity s) {
+    return s == WB_LINT_ERROR ? "error" : s == WB_LINT_PENDING ? "pending" : "warning";
+}
+
 static void add(wb_lint_report *r, wb_lint_severity sev, const char *check, const char *path, int line, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 static void add(wb_lint_report *r, wb_lint_severity sev, const char *check, const char *path, int line, const char *fmt, ...) {
@@ -42,7 +49,9 @@ static void add(wb_lint_report *r, wb_lint_severity sev, const char *check, cons
     va_start(ap, fmt);
     vsnprintf(x->message, sizeof x->message, fmt, ap);
     va_end(ap);
+    if (sev == WB_LINT_ERROR && r->draft && gpu_only(check)) x->severity = sev = WB_LINT_PENDING;
     if (sev == WB_LINT_ERROR) r->errors++;
+    else if (sev == WB_LINT_PENDING) r->pending++;
     else r->warnings++;
 }
 
@@ -84,7 +93,7 @@ void wb_lint_report_print(FILE *f, const wb_lint_report *r) {
         const wb_lint_issue *x = &r->items[i];
         if (x->line > 0) fprintf(f, "%s:%d: ", x->path, x->line);
         else fprintf(f, "%s: ", x->path);
-        fprintf(f, "%s: %s [%s]\n", x->severity == WB_LINT_ERROR ? "error" : "warning", x->message, x->check);
+        fprintf(f, "%s: %s [%s]\n", severity_name(x->severity), x->message, x->check);
     }
 }
 
@@ -93,12 +102,13 @@ json_t *wb_lint_report_json(const wb_lint_report *r) {
     for (size_t i = 0; i < r->n; i++) {
         const wb_lint_issue *x = &r->items[i];
         json_array_append_new(issues, json_pack("{s:s, s:s, s:s, s:o, s:s}", "severity",
-                                                x->severity == WB_LINT_ERROR ? "error" : "warning", "check", x->check, "path",
+                                                severity_name(x->severity), "check", x->check, "path",
                                                 x->path, "line", x->line > 0 ? json_integer(x->line) : json_null(), "message",
                                                 x->message));
     }
-    return json_pack("{s:s, s:s, s:I, s:I, s:o}", "lesson", r->lesson, "dir", r->lesson_dir, "errors", (json_int_t)r->errors,
-                     "warnings", (json_int_t)r->warnings, "issues", issues);
+    return json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "lesson", r->lesson, "dir", r->lesson_dir, "draft", r->draft,
+                     "errors", (json_int_t)r->errors, "warnings", (json_int_t)r->warnings, "pending", (json_int_t)r->pending,
+                     "issues", issues);
 }
 
 /* ---- helpers -------------------------------------------------------------------------------- */
@@ -192,6 +202,51 @@ static void check_readme(wb_lint_report *r, const wb_lesson *l) {
     }
     if (!line_of(path, "<!-- reveal -->"))
         add(r, WB_LINT_WARNING, "readme-reveal", path, 0, "no <!-- reveal --> line: learners cannot tell where the spoilers start");
+    int todo = line_of(path, "TODO");
+    if (todo) add(r, WB_LINT_ERROR, "readme-todo", path, todo, "the lesson text still says TODO");
+}
+
+/* ---- the title ------------------------------------------------------------------------------ */
+
+static int is_count_word(const char *w, size_t n) {
+    static const char *const words[] = {"no", "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                        "ten", "single", NULL};
+    if (n && w[0] >= '0' && w[0] <= '9') return 1;
+    for (const char *const *x = words; *x; x++)
+        if (strlen(*x) == n && !strncasecmp(w, *x, n)) return 1;
+    return 0;
+}
+
+static int is_fact_word(const char *w, size_t n) {
+    static const char *const words[] = {"kernel", "kernels", "gemm", "gemms", "launch", "launches", "memset", "memsets",
+                                        "memcpy", "memcpys", "copy", "copies", "call", "calls", "stream", "streams", NULL};
+    for (const char *const *x = words; *x; x++)
+        if (strlen(*x) == n && !strncasecmp(w, *x, n)) return 1;
+    return 0;
+}
+
+/* A title like "five kernels, then four" or "one GEMM, one bias kernel" gives answers away: a
+ * count, then (at most one word later) what a question counts. */
+static void check_title(wb_lint_report *r, const wb_lesson *l) {
+    const char *w[64];
+    size_t len[64], n = 0;
+    for (const char *p = l->title; *p && n < 64;) {
+        while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) p++;
+        if (!*p) break;
+        w[n] = p;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') p++;
+        len[n] = (size_t)(p - w[n]);
+        n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!is_count_word(w[i], len[i])) continue;
+        for (size_t j = i + 1; j < n && j <= i + 2; j++)
+            if (is_fact_word(w[j], len[j])) {
+                add(r, WB_LINT_WARNING, "title-count", l->path, line_of(l->path, "title:"), "the title says '%.*s': grader list "
+                    "shows it before the learner predicts, so it gives an answer away", (int)(w[j] + len[j] - w[i]), w[i]);
+                return;
+            }
+    }
 }
 
 /* ---- the template ------------------------------------------------------------------------- */
@@ -648,6 +703,109 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
     view_free(&wrong);
 }
 
+/* ---- the program's source ---------------------------------------------------------------------- */
+
+typedef struct {
+    char *text;
+    size_t len, cap;
+} source_text;
+
+static void append_sources(source_text *s, const char *dir, int depth) {
+    DIR *d = opendir(dir);
+    if (!d || depth > 4) {
+        if (d) closedir(d);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "traces")) continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (wb_is_dir(path)) {
+            append_sources(s, path, depth + 1);
+            continue;
+        }
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".cu") && strcmp(dot, ".h") && strcmp(dot, ".cuh") && strcmp(dot, ".cpp") &&
+                     strcmp(dot, ".hpp")))
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0 && s->len < (64u << 20)) {
+            if (s->len + n + 1 > s->cap) {
+                size_t cap = (s->cap + n) * 2;
+                char *p = realloc(s->text, cap);
+                if (!p) break;
+                s->text = p;
+                s->cap = cap;
+            }
+            memcpy(s->text + s->len, buf, n);
+            s->len += n;
+            s->text[s->len] = '\0';
+        }
+        fclose(f);
+    }
+    closedir(d);
+}
+
+static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* name as a whole identifier in text */
+static int has_identifier(const char *text, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = text; p && (p = strstr(p, name)); p += n)
+        if ((p == text || !is_ident(p[-1])) && !is_ident(p[n])) return 1;
+    return 0;
+}
+
+/* api among the API calls of any run of the recordings */
+static int recordings_call(recording *recs, size_t n_recs, const char *api) {
+    for (size_t i = 0; i < n_recs; i++)
+        for (size_t j = 0; recs[i].usable && j < recs[i].rec.n_runs; j++) {
+            const wb_capture *c = &recs[i].rec.runs[j].capture;
+            for (size_t k = 0; k < c->n_api; k++)
+                if (c->api[k].name && !strcmp(c->api[k].name, api)) return 1;
+        }
+    return 0;
+}
+
+/* Every range a question asks about is a string in the program's source (the lesson's files and
+ * the shared common/ helpers, which emit the step harness's ranges); every API a question counts
+ * is named in the source or seen in a recording. */
+static void check_source(wb_lint_report *r, const wb_lesson *l, recording *recs, size_t n_recs) {
+    source_text s = {0};
+    char root[4096], common[4200];
+    append_sources(&s, l->dir, 0);
+    wb_root_dir(l->dir, root, sizeof root);
+    snprintf(common, sizeof common, "%s/common", root);
+    append_sources(&s, common, 0);
+    if (!s.text) {
+        add(r, WB_LINT_WARNING, "source-missing", l->dir, 0, "no program source (.c, .cu, .h) found to check questions against");
+        return;
+    }
+    for (size_t i = 0; i < l->n_questions; i++) {
+        const wb_question *q = &l->questions[i];
+        char quoted[600];
+        snprintf(quoted, sizeof quoted, "\"%s\"", q->range);
+        if (!strstr(s.text, quoted))
+            add(r, WB_LINT_ERROR, "range-not-in-source", l->path, q->line, "question '%s' asks about range '%s', but the "
+                "program's source never names it (\"%s\" in %s or common/): a typo, or a range it cannot emit", q->id, q->range,
+                q->range, l->dir);
+        for (size_t j = 0; j < q->n_facts; j++) {
+            if (strncmp(q->facts[j], "api_calls.", 10)) continue;
+            const char *api = q->facts[j] + 10;
+            /* a <<<...>>> launch is a cudaLaunchKernel the source never spells out */
+            int named = has_identifier(s.text, api) || (!strcmp(api, "cudaLaunchKernel") && strstr(s.text, "<<<"));
+            if (!named && !recordings_call(recs, n_recs, api))
+                add(r, WB_LINT_WARNING, "api-not-in-source", l->path, q->line, "question '%s' counts %s, which neither the "
+                    "program's source nor any recording names: a typo?", q->id, api);
+        }
+    }
+    free(s.text);
+}
+
 /* ---- the lesson ----------------------------------------------------------------------------- */
 
 int wb_lint_not_a_lesson(const char *dir, wb_lint_report *r) {
@@ -671,7 +829,9 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
         add_reader_error(r, "lesson-yaml", yaml, err.message);
         return r->out_of_memory ? -1 : 0;
     }
+    r->draft = l.draft;
     check_lesson_text(r, &l);
+    check_title(r, &l);
     check_cmake(r, &l);
     check_readme(r, &l);
     check_template(r, &l);
@@ -703,6 +863,7 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
         add(r, WB_LINT_ERROR, "recording-missing", traces, 0, "no recording: learners without a GPU cannot check this lesson, and "
             "nothing here can be checked against what the program does. On a GPU: grader record %s", l.dir);
     }
+    check_source(r, &l, recs, n);
     for (size_t i = 0; i < n; i++) {
         if (!recs[i].usable) continue;
         check_recording(r, &l, &recs[i]);

@@ -16,7 +16,15 @@
  *                      in the profiled window of its variant
  *   the key vs the recordings (what `grader verify --replay` does): every answer holds; and,
  *                      graded against answers off by one, every question can be failed
- *   README.md          present, with the <!-- reveal --> line (warnings)
+ *   README.md          present, with the <!-- reveal --> line (warnings); no TODO left (error)
+ *   the program        every range a question asks about appears in its source (the lesson's
+ *                      files and common/) as a string; every API name a question counts appears
+ *                      in the source or in a recording (a warning: libraries make calls the
+ *                      source never names)
+ *   title              names no count ("five kernels", "one GEMM"): grader list shows it before
+ *                      the learner predicts (warning)
+ *   draft lessons      (draft: true) the checks that need a GPU (a recording, a verified key) are
+ *                      pending instead of errors
  *
  * Errors fail the lint (exit 1); warnings are shown but do not. Every issue names its file, and
  * its line where there is one.
@@ -28,7 +36,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { WB_LINT_ERROR, WB_LINT_WARNING } wb_lint_severity;
+/* Pending: a check a draft lesson cannot pass without a GPU yet (no recording, nothing verified):
+ * reported, never failing. */
+typedef enum { WB_LINT_ERROR, WB_LINT_WARNING, WB_LINT_PENDING } wb_lint_severity;
 
 typedef struct {
     wb_lint_severity severity;
@@ -42,7 +52,8 @@ typedef struct {
     char lesson_dir[4096];
     char lesson[256];      /* the folder name */
     wb_lint_issue *items;
-    size_t n, errors, warnings;
+    size_t n, errors, warnings, pending;
+    int draft;             /* lesson.yaml says draft: true */
     int out_of_memory;
 } wb_lint_report;
 

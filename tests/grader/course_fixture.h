@@ -149,7 +149,7 @@ static const char FIXTURE_KEY[] =
     "  memset: \"A memset is a GPU operation of its own, not a kernel.\"\n"
     "  gemm: \"cuBLAS runs one nvjet kernel.\"\n";
 
-/* Builds ROOT/lessons/00_probe (lesson.yaml, predictions.template.yaml, README.md, CMakeLists.txt,
+/* Builds ROOT/lessons/00_probe (lesson.yaml, predictions.template.yaml, probe.cu, README.md, CMakeLists.txt,
  * traces/sm_90.json) and ROOT/expectations/00_probe.yaml: a lesson grader lint finds clean. */
 static inline void fixture_probe_course(const char *root) {
     char dir[4200], path[4400], rec_path[4200];
@@ -161,6 +161,10 @@ static inline void fixture_probe_course(const char *root) {
     fixture_probe_recording(rec_path, sizeof rec_path);
     snprintf(path, sizeof path, "%s/traces/sm_90.json", dir);
     fixture_copy(rec_path, path);
+    char source[4200];
+    snprintf(source, sizeof source, "%s/tests/grader/probe/lessons/00_probe/probe.cu", fixture_source_dir());
+    snprintf(path, sizeof path, "%s/probe.cu", dir);
+    fixture_copy(source, path);
 
     /* ranges and arguments as recorded */
     wb_recording rec;

@@ -292,3 +292,67 @@ Test(lint, question_range_outside_the_window) {
     cr_expect(wb_lint_count(&r, "key-differs") >= 1, "and the key's answer cannot hold");
     wb_lint_report_free(&r);
 }
+
+/* ---- the program's source, the README's TODOs, the title, drafts (issue 9) ------------------- */
+
+Test(lint, range_missing_from_the_source) {
+    char source[4600];
+    snprintf(source, sizeof source, "%s/probe.cu", dir);
+    fixture_replace(source, "nvtxRangePushA(\"memset\")", "nvtxRangePushA(\"memset_renamed\")");
+    fixture_replace(source, " *   \"memset\"", " *   memset"); /* the header comment names it too */
+    expect_only("range-not-in-source");
+}
+
+Test(lint, api_named_nowhere_is_a_warning) {
+    /* in lesson.yaml, the template and the key alike: only the name is unknown */
+    fixture_replace(yaml, "api_calls.cudaGraphLaunch", "api_calls.cudaGraphLaunchh");
+    fixture_replace(preds, "cudaGraphLaunch: ~", "cudaGraphLaunchh: ~");
+    fixture_replace(key, "cudaGraphLaunch: 1", "cudaGraphLaunchh: 0");
+    wb_lint_report r;
+    lint(&r);
+    cr_expect_eq(wb_lint_count(&r, "api-not-in-source"), 1);
+    for (size_t i = 0; i < r.n; i++)
+        if (!strcmp(r.items[i].check, "api-not-in-source")) cr_expect_eq(r.items[i].severity, WB_LINT_WARNING);
+    wb_lint_report_free(&r);
+    /* cudaLaunchKernel is never written in probe.cu (<<<>>> compiles to it) but the recording has it */
+}
+
+Test(lint, todo_in_the_readme) {
+    fixture_write(readme, "# Probe\n\nPredict.\n\nTODO: say why\n\n<!-- reveal -->\n\nWhy.\n");
+    expect_only("readme-todo");
+    wb_lint_report r;
+    lint(&r);
+    cr_expect_eq(r.items[0].line, 5, "the TODO's line");
+    wb_lint_report_free(&r);
+}
+
+Test(lint, a_title_that_gives_a_count_away) {
+    fixture_replace(yaml, "title: \"probe: a program with a known trace\"", "title: \"probe: two kernels and one memset\"");
+    wb_lint_report r;
+    lint(&r);
+    cr_expect_eq(wb_lint_count(&r, "title-count"), 1);
+    cr_expect_eq(r.errors, 0);
+    wb_lint_report_free(&r);
+}
+
+/* A draft without a recording or verified answers: those checks are pending, not failing. */
+Test(lint, a_draft_without_a_gpu_passes_with_pending_checks) {
+    char rec[4600];
+    snprintf(rec, sizeof rec, "%s/traces/sm_90.json", dir);
+    cr_assert_eq(remove(rec), 0);
+    fixture_replace(key, "status: verified", "status: unverified");
+    wb_lint_report r;
+    lint(&r);
+    cr_expect(r.errors > 0, "not a draft yet: the missing recording is an error");
+    wb_lint_report_free(&r);
+    fixture_replace(yaml, "binary: wb_probe", "binary: wb_probe\ndraft: true");
+    lint(&r);
+    if (r.errors) print_issues(&r);
+    cr_expect_eq(r.errors, 0);
+    cr_expect_eq(r.pending, 2, "recording-missing and key-no-verified");
+    cr_expect(r.draft);
+    for (size_t i = 0; i < r.n; i++)
+        if (!strcmp(r.items[i].check, "recording-missing") || !strcmp(r.items[i].check, "key-no-verified"))
+            cr_expect_eq(r.items[i].severity, WB_LINT_PENDING);
+    wb_lint_report_free(&r);
+}

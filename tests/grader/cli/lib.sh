@@ -4,7 +4,7 @@
 #
 # make_course builds $WORK with two lessons around the probe's H200 recording:
 #   lessons/00_probe   a complete lesson (lesson.yaml whose ranges and variant arguments are read
-#                      from the recording, the template, README, CMakeLists, recording, answer key
+#                      from the recording, the template, probe.cu, README, CMakeLists, recording, answer key
 #                      by construction of probe.cu): grader lint finds it clean
 #   lessons/01_two     the same program under another name, with a recording but no answer key
 set -u
@@ -85,7 +85,9 @@ PY
         "$GRADER" template "$WORK/lessons/$l" --write >/dev/null || fail "grader template --write $l"
         printf '# %s\n\nPredict.\n\n<!-- reveal -->\n\nWhy.\n' $l >"$WORK/lessons/$l/README.md"
         echo "wb_add_lesson(wb_probe SOURCES probe.cu)" >"$WORK/lessons/$l/CMakeLists.txt"
+        cp "$SRC/tests/grader/probe/lessons/00_probe/probe.cu" "$WORK/lessons/$l/"
     done
+    cp -r "$SRC/common" "$WORK/" # the shared helpers (the step harness names ranges lint looks for)
     mkdir -p "$WORK/expectations"
     cat >"$WORK/expectations/00_probe.yaml" <<'Y'
 lesson: 00_probe

@@ -63,4 +63,16 @@ contains "$out" "no lesson '99_none'" "says which"
 "$GRADER" lint --strict >/dev/null 2>&1; expect_rc 2 $? "unknown option"
 out=$("$GRADER" lint --help 2>&1); expect_rc 0 $? "--help"
 contains "$out" "usage: grader lint [LESSON...]" "--help"
+
+# a draft without a GPU yet (no recording, nothing verified): passes, the GPU checks pending
+rm lessons/00_probe/traces/sm_90.json
+sed -i 's/status: verified/status: unverified/' expectations/00_probe.yaml
+out=$("$GRADER" lint 00_probe 2>&1); rc=$?
+expect_rc 1 $rc "no recording, nothing verified, not a draft"
+sed -i 's/^binary: wb_probe$/binary: wb_probe\ndraft: true/' lessons/00_probe/lesson.yaml
+out=$("$GRADER" lint 00_probe 2>&1); rc=$?
+expect_rc 0 $rc "the same lesson as a draft"
+contains "$out" "pending: no recording" "the recording is pending"
+contains "$out" "[key-no-verified]" "verifying is pending"
+contains "$out" "00_probe: clean" "clean otherwise"
 finish

@@ -100,4 +100,17 @@ contains "$out" "usage: grader list" "--help prints the usage"
 # colours only on a terminal: none here
 out=$("$GRADER" list 2>&1)
 lacks "$out" $'\033[' "no colour when not a terminal"
+
+# a draft lesson is out of the learners' course: not listed, never the next lesson
+rm -rf .workbench
+sed -i '/^binray: typo$/d' lessons/01_two/lesson.yaml # mended
+sed -i 's/^binary: wb_probe$/binary: wb_probe\ndraft: true/' lessons/00_probe/lesson.yaml
+out=$("$GRADER" list 2>&1); rc=$?
+expect_rc 0 $rc "a course with a draft"
+lacks "$out" "00_probe" "the draft is not listed"
+contains "$out" "1 draft lesson not listed" "says a draft is left out"
+contains "$out" "Next: grader check lessons/01_two" "the next lesson skips the draft"
+out=$("$GRADER" check </dev/null 2>&1)
+contains "$out" "Next lesson: " "check without a lesson"
+lacks "$out" "00_probe" "check's next lesson skips the draft"
 finish

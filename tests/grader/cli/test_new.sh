@@ -31,7 +31,8 @@ expect_rc 1 $rc "lint of a new lesson"
 contains "$out" "[key-no-verified]" "no verified answers yet"
 contains "$out" "[recording-missing]" "no recording yet"
 contains "$out" "[explanation-todo]" "explanation to write"
-[ "$(grep -c 'error:' <<<"$out")" = 3 ] || fail "lint of a new lesson: only what it cannot have yet:
+contains "$out" "[readme-todo]" "the README's TODO"
+[ "$(grep -c 'error:' <<<"$out")" = 4 ] || fail "lint of a new lesson: only what it cannot have yet:
 $out"
 
 # never overwrite
