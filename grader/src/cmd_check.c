@@ -28,6 +28,7 @@
 #include "report.h"
 #include "summary.h"
 #include "term.h"
+#include "text_fit.h"
 #include "timeline_html.h"
 
 #include <errno.h>
@@ -40,7 +41,7 @@
 
 const char CHECK_USAGE[] =
     "usage: grader check [LESSON] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
-    "                    [--format text|json] [--reveal]\n"
+    "                    [--format text|json] [--reveal] [--long-names]\n"
     "\n"
     "Runs the lesson under CUPTI, grades your predictions against what ran, and only then shows the\n"
     "trace. LESSON is a lesson folder, name or number (lessons/03_mlp, 03_mlp, 3); without it, the\n"
@@ -53,13 +54,15 @@ const char CHECK_USAGE[] =
     "                      for this GPU, else its newest one. Automatic where no CUDA device exists.\n"
     "  --format text|json  json: one JSON object on stdout (docs/grader.md lists its fields)\n"
     "  --reveal            show the trace without grading (recorded in your progress)\n"
+    "  --long-names        full kernel names in the tables (else shortened to fit the terminal's width:\n"
+    "                      COLUMNS, or the terminal's own, or 80)\n"
     "\n"
     "exit: 0 every fact right, 1 some fact wrong, 2 bad usage or input, 3 lesson failed or capture\n"
     "incomplete\n";
 
 typedef struct {
     const char *lesson_dir, *predictions, *variant, *trace, *format;
-    int replay, reveal;
+    int replay, reveal, long_names;
 } check_options;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -116,6 +119,7 @@ static int parse(int argc, char **argv, check_options *o) {
         }
         if (wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
         if (!strcmp(a, "--reveal")) { o->reveal = 1; continue; }
+        if (!strcmp(a, "--long-names")) { o->long_names = 1; continue; }
         const char *v = NULL;
         if (take_value(argc, argv, &i, "--predictions", &v) || take_value(argc, argv, &i, "--variant", &v) ||
             take_value(argc, argv, &i, "--format", &v)) {
@@ -184,15 +188,21 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
 }
 
 static void list_open(FILE *f, const wb_prediction_set *p, int asked) {
-    fprintf(f, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:\n", p->path,
-            wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
+    int width = wb_term_width(f);
+    char text[5000];
+    snprintf(text, sizeof text, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:",
+             p->path, wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
+    wb_wrap(f, text, 0, 2, width);
+    /* one line each, as compilers write them, so that editors and grep can jump to them */
     for (size_t i = 0; i < p->n; i++)
         for (size_t j = 0; j < p->items[i].n_facts; j++) {
             const wb_fact *x = &p->items[i].facts[j];
             if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
         }
-    if (asked) fprintf(f, "Run grader check again to answer them (you skipped them), or write a number in place of each ~.\n");
-    else fprintf(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.\n");
+    if (asked) wb_wrap(f, "Run grader check again to answer them (you skipped them), or write a number in place of each ~.", 0, 2, width);
+    else
+        wb_wrap(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.",
+                0, 2, width);
 }
 
 /* Ctrl-C (or the terminal closing) while the learner answers: stop asking and save what was typed
@@ -235,8 +245,13 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
-    printf("%s%zu prediction%s still open in %s.%s Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops.\n", wb_bold(stdout),
-           n_open, n_open == 1 ? " is" : "s are", p->path, wb_reset(stdout));
+    char head[4600];
+    snprintf(head, sizeof head, "%zu prediction%s still open in %s.", n_open, n_open == 1 ? " is" : "s are", p->path);
+    fputs(wb_bold(stdout), stdout);
+    int col = wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
+    fputs(wb_reset(stdout), stdout);
+    fputc(' ', stdout);
+    wb_wrap(stdout, "Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops.", col + 1, 2, wb_term_width(stdout));
     int stop = 0;
     char *line = NULL;
     size_t cap = 0;
@@ -250,13 +265,17 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
             if (!header) {
                 printf("\n%s%s%s (variant %s, range %s)\n", wb_bold(stdout), q->id, wb_reset(stdout),
                        wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
-                if (question) printf("  %s\n", question->ask);
+                if (question) fputs("  ", stdout), wb_wrap(stdout, question->ask, 2, 2, wb_term_width(stdout));
                 header = 1;
             }
             char what[512];
             describe_fact(f, q, what, sizeof what);
             for (;;) {
-                printf("  %s: %s? ", f->label, what);
+                char prompt[700];
+                snprintf(prompt, sizeof prompt, "%s: %s?", f->label, what);
+                fputs("  ", stdout);
+                wb_wrap_open(stdout, prompt, 2, 4, wb_term_width(stdout));
+                fputs(" ", stdout);
                 fflush(stdout);
                 if (interrupted || getline(&line, &cap, stdin) < 0 || interrupted) {
                     stop = 1;
@@ -383,16 +402,19 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
         return wb_fail(err, WB_EXIT_INPUT, "%s is a recording of lesson %s, not %s", path, rec->lesson, l->lesson);
     if (!json && !o->replay) {
         char desc[512];
-        fprintf(stderr, "No CUDA device here: replaying the recording %s\n  (%s, recorded %s)\n", path,
-                rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
+        char line[5000];
+        snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
+                 rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
+        wb_wrap(stderr, line, 0, 2, wb_term_width(stderr));
     }
     return wb_check_usable(rec, l, variants, n_variants, NULL, err);
 }
 
 /* ---- the reveal --------------------------------------------------------------------------- */
 
-static int reveal(FILE *f, const wb_timeline_context *tl, const wb_recording *rec, const char **variants, size_t n_variants,
-                  const char *run_dir, int json, json_t *out, wb_error *err) {
+static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const wb_recording *rec, const char **variants,
+                  size_t n_variants, const char *run_dir, int json, json_t *out, wb_error *err) {
+    wb_table_style style = {15, wb_term_width(f), long_names};
     char trace[4200], whole[4200], timeline[4200];
     snprintf(trace, sizeof trace, "%s/trace.json", run_dir);
     snprintf(whole, sizeof whole, "%s/trace-whole-run.json", run_dir);
@@ -417,7 +439,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, const wb_recording *re
             break;
         }
         if (json) json_object_set_new(summaries, view.runs[i].variant, wb_summary_json(&s));
-        else wb_summary_print(f, view.runs[i].variant, &view.runs[i].capture, &s, 15);
+        else wb_summary_print(f, view.runs[i].variant, &view.runs[i].capture, &s, &style);
         wb_summary_free(&s);
     }
     /* what the program printed (its timing table): shown in replay too, where it cannot run */
@@ -448,10 +470,10 @@ static int reveal(FILE *f, const wb_timeline_context *tl, const wb_recording *re
     } else {
         json_decref(summaries);
         if (!rc)
-            fprintf(f, "\nTimeline of one step (opens in any browser, offline): %s\n"
-                       "Trace of the profiled window (Chrome trace format): %s\n"
-                       "  Open it at https://ui.perfetto.dev (Open trace file); %s has the whole run, start-up included.\n",
-                    timeline, trace, "trace-whole-run.json");
+            fprintf(f, "\nTimeline of one step, a picture for any browser (no network needed):\n  %s\n"
+                       "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
+                       "  (trace-whole-run.json beside it holds the whole run, start-up included)\n",
+                    timeline, trace);
     }
     return rc;
 }
@@ -595,7 +617,7 @@ static int run_check(const check_options *o, wb_error *err) {
         else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
                     lesson.lesson);
         wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
-        rc = reveal(stdout, &tl, &rec, variants, n_variants, run_dir, json, out, err);
+        rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
         wb_grade grade;
@@ -611,7 +633,7 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_hash_file(predictions_path, hash, sizeof hash);
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
         wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
-        rc = reveal(stdout, &tl, &rec, variants, n_variants, run_dir, json, out, err);
+        rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         wb_variant_score scores[64];
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
         if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);

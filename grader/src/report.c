@@ -1,6 +1,8 @@
-/* report.c: see report.h. */
+/* report.c: see report.h. Text fits the terminal (term.h's wb_term_width); words never split. */
+#define _GNU_SOURCE
 #include "report.h"
 #include "facts.h"
+#include "text_fit.h"
 #include "term.h"
 #include "time_facts.h"
 
@@ -21,18 +23,10 @@ const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap) {
     return buf;
 }
 
-/* An explanation from the answer key, its lines indented under "Why:". */
-static void print_why(FILE *f, const char *why) {
+/* An explanation from the answer key, reflowed to the width and indented under "Why:". */
+static void print_why(FILE *f, const char *why, int width) {
     fprintf(f, "  %sWhy:%s ", wb_dim(f), wb_reset(f));
-    for (const char *p = why; *p; p++) {
-        if (*p == '\n') {
-            if (p[1] == '\0') break;
-            fputs("\n       ", f);
-            continue;
-        }
-        fputc(*p, f);
-    }
-    fputc('\n', f);
+    wb_wrap(f, why, 7, 7, width);
 }
 
 static void print_occurrences(FILE *f, const wb_graded_fact *g) {
@@ -49,15 +43,62 @@ static void print_occurrences(FILE *f, const wb_graded_fact *g) {
     if (shown < g->n_occurrences) fprintf(f, ", ... (%zu occurrences)", g->n_occurrences);
 }
 
+/* The columns of a fact line: "  right  <label> predicted N     actual M"; a label wider than
+ * the room left for it goes on a line of its own. */
+#define FACT_PREFIX 9     /* "  right  " */
+#define FACT_PREDICTED 16 /* "predicted 12345 " */
+
+static int label_width(const wb_grade *g, int width) {
+    int room = width - FACT_PREFIX - 1 - FACT_PREDICTED - 14, w = 7;
+    for (size_t i = 0; i < g->n; i++) {
+        int n = (int)wb_columns(g->facts[i].fact->label);
+        if (n > w && n <= room) w = n;
+    }
+    return w;
+}
+
+static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width) {
+    char pred[64], act[64];
+    fprintf(f, "  %s%-5s%s  ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG", wb_reset(f));
+    if ((int)wb_columns(x->fact->label) > label_w) fprintf(f, "%s\n%*s", x->fact->label, FACT_PREFIX + label_w + 1, "");
+    else fprintf(f, "%-*s ", label_w, x->fact->label);
+    int n = fprintf(f, "predicted %-5s ", wb_graded_predicted_text(x, pred, sizeof pred));
+    char *text = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&text, &size);
+    if (!m) return;
+    fputs("actual ", m);
+    if (x->actual >= 0) fputs(wb_graded_actual_text(x, act, sizeof act), m);
+    else print_occurrences(m, x);
+    if (x->is_time && x->actual >= 0)
+        fprintf(m, "  (right from %.1f to %.1f us: within %.0f%%, median of %zu)", x->actual_us * (1 - x->tolerance),
+                x->actual_us * (1 + x->tolerance), 100 * x->tolerance, x->n_occurrences);
+    if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences)
+        fprintf(m, "  (GPU %.1f of %.1f us wall%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
+                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ", under half" : "",
+                x->bound.compute_us, x->bound.memory_us);
+    fclose(m);
+    int col = FACT_PREFIX + label_w + 1 + (n > 0 ? n : FACT_PREDICTED);
+    wb_wrap(f, text, col, col + 7, width);
+    free(text);
+}
+
 void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
     const wb_recording *rec = ctx->recording;
     const wb_capture *first = rec->n_runs ? &rec->runs[0].capture : NULL;
-    char desc[512];
+    int width = wb_term_width(f), label_w = label_width(g, width);
+    char desc[512], line[4600];
     fprintf(f, "%sLesson %s%s: graded against a %s capture\n", wb_bold(f), ctx->lesson, wb_reset(f),
             !strcmp(ctx->source, "live") ? "live" : "recorded");
-    if (first) fprintf(f, "  GPU: %s\n", wb_capture_describe(first, desc, sizeof desc));
-    if (!strcmp(ctx->source, "replay") && rec->path)
-        fprintf(f, "  Recording: %s, recorded %s\n", rec->path, rec->recorded_at ? rec->recorded_at : "?");
+    if (first) {
+        fputs("  GPU: ", f);
+        wb_wrap(f, wb_capture_describe(first, desc, sizeof desc), 7, 4, width);
+    }
+    if (!strcmp(ctx->source, "replay") && rec->path) {
+        snprintf(line, sizeof line, "Recording: %s, recorded %s", rec->path, rec->recorded_at ? rec->recorded_at : "?");
+        fputs("  ", f);
+        wb_wrap(f, line, 2, 4, width);
+    }
 
     const wb_prediction *current = NULL;
     for (size_t i = 0; i < g->n; i++) {
@@ -65,29 +106,19 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         if (x->prediction != current) {
             if (current && ctx->key) {
                 const char *why = wb_answer_key_explanation(ctx->key, current->id);
-                if (why) print_why(f, why);
+                if (why) print_why(f, why, width);
             }
             current = x->prediction;
-            fprintf(f, "\n%s%s%s  (variant %s, range %s, %zu occurrence%s)\n", wb_bold(f), current->id, wb_reset(f), x->variant,
-                    current->range, x->n_occurrences, x->n_occurrences == 1 ? "" : "s");
+            fprintf(f, "\n%s%s%s  ", wb_bold(f), current->id, wb_reset(f));
+            snprintf(line, sizeof line, "(variant %s, range %s, %zu occurrence%s)", x->variant, current->range, x->n_occurrences,
+                     x->n_occurrences == 1 ? "" : "s");
+            wb_wrap(f, line, (int)wb_columns(current->id) + 2, 4, width);
         }
-        char pred[64], act[64];
-        fprintf(f, "  %s%-5s%s  %-36s predicted %-5s actual ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG",
-                wb_reset(f), x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
-        if (x->actual >= 0) fprintf(f, "%s", wb_graded_actual_text(x, act, sizeof act));
-        else print_occurrences(f, x);
-        if (x->is_time && x->actual >= 0)
-            fprintf(f, "  %s(right from %.1f to %.1f us: within %.0f%%, median of %zu)%s", wb_dim(f), x->actual_us * (1 - x->tolerance),
-                    x->actual_us * (1 + x->tolerance), 100 * x->tolerance, x->n_occurrences, wb_reset(f));
-        if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences)
-            fprintf(f, "  %s(GPU %.1f of %.1f us wall%s; compute floor %.2f us, memory floor %.2f us)%s", wb_dim(f), x->bound.gpu_us,
-                    x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ", under half" : "",
-                    x->bound.compute_us, x->bound.memory_us, wb_reset(f));
-        fputc('\n', f);
+        print_fact(f, x, label_w, width);
     }
     if (current && ctx->key) {
         const char *why = wb_answer_key_explanation(ctx->key, current->id);
-        if (why) print_why(f, why);
+        if (why) print_why(f, why, width);
     }
     fprintf(f, "\n%sScore: %zu of %zu facts right%s\n", wb_bold(f), g->right, g->n, wb_reset(f));
     wb_report_work_text(f, ctx, g);

@@ -20,7 +20,7 @@ static void newline(FILE *f, int indent) {
     fprintf(f, "%*s", indent, "");
 }
 
-void wb_wrap(FILE *f, const char *text, int col, int indent, int width) {
+int wb_wrap_open(FILE *f, const char *text, int col, int indent, int width) {
     int fresh = 1;       /* nothing written on this line yet after its indent or the caller's prefix */
     int paragraph = 0;   /* a blank line was seen: the next word starts a new paragraph */
     const char *line = text;
@@ -67,7 +67,22 @@ void wb_wrap(FILE *f, const char *text, int col, int indent, int width) {
         }
         line = *end ? end + 1 : end;
     }
+    return col;
+}
+
+void wb_wrap(FILE *f, const char *text, int col, int indent, int width) {
+    wb_wrap_open(f, text, col, indent, width);
     fputc('\n', f);
+}
+
+/* The byte offset at which column `col` of s starts. */
+static size_t byte_of_column(const char *s, size_t col) {
+    size_t i = 0;
+    for (size_t c = 0; s[i] && c < col; c++) {
+        i++;
+        while (((unsigned char)s[i] & 0xC0) == 0x80) i++;
+    }
+    return i;
 }
 
 /* Index of the '(' that opens the parameter list ending name[n-1] == ')', or -1. */
@@ -90,14 +105,16 @@ const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) {
     long open = parameter_list(buf, n);
     if (open >= 0 && (size_t)open + 2 < n && (size_t)open + 6 <= cap) strcpy(buf + open, "(...)");
     if (wb_columns(buf) <= width) return buf;
-    /* cut at a character boundary, leaving room for "..." */
-    size_t keep = width > 3 ? width - 3 : 0, cols = 0, i = 0;
-    while (buf[i] && cols < keep) {
-        i++;
-        while (((unsigned char)buf[i] & 0xC0) == 0x80) i++;
-        cols++;
+    /* cut out the middle, leaving room for "...": a kernel name's start says its family and its
+     * end its variant (nvjet's layout letters _TNT, a _bias epilogue), so both stay */
+    size_t cols = wb_columns(buf);
+    if (width <= 3) {
+        buf[0] = '\0';
+        return buf;
     }
-    if (width > 3 && i + 4 <= cap) strcpy(buf + i, "...");
-    else buf[i] = '\0';
+    size_t head = (width - 3 + 1) / 2, tail = width - 3 - head;
+    size_t head_end = byte_of_column(buf, head), tail_start = byte_of_column(buf, cols - tail);
+    memmove(buf + head_end + 3, buf + tail_start, strlen(buf + tail_start) + 1);
+    memcpy(buf + head_end, "...", 3);
     return buf;
 }

@@ -19,10 +19,13 @@ size_t wb_columns(const char *s);
  * Single newlines in text join lines (it is reflowed); a blank line starts a new paragraph, and a
  * line that starts with a space, "- " or "* " keeps its own line (lists and code). */
 void wb_wrap(FILE *f, const char *text, int col, int indent, int width);
+/* The same without the final newline (a prompt); returns the column where it stopped. */
+int wb_wrap_open(FILE *f, const char *text, int col, int indent, int width);
 
 /* name shortened to at most width columns, into buf: the return type and the parameter list of a
- * demangled name go first ("void k<T>(float*, int)" -> "k<T>(...)"), then its end is cut with
- * "...". A name that fits is copied as it is. Returns buf. */
+ * demangled name go first ("void k<T>(float*, int)" -> "k<T>(...)"), then its middle gives way to
+ * "..." (nvjet_sm90_tst_2...coopA_TNT keeps the family and the layout letters). A name that fits
+ * is copied as it is. Returns buf. */
 const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap);
 
 #endif

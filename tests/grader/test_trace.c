@@ -161,7 +161,8 @@ Test(trace, summary_groups_kernels_and_ranges) {
     cr_assert_float_eq(s.ranges[1].kernels, 1.0, 1e-9, "inner holds the gelu launch");
     char buf[8192] = "";
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    wb_summary_print(f, "eager", &rec.runs[0].capture, &s, 10);
+    wb_table_style style = {10, 200, 0};
+    wb_summary_print(f, "eager", &rec.runs[0].capture, &s, &style);
     fclose(f);
     cr_assert(strstr(buf, "nvjet_sm90_tst_64x8  [gemm]"), "%s", buf);
     wb_summary_free(&s);
