@@ -451,8 +451,12 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
             json_object_set_new(outputs, run->variant, json_string(run->output));
             continue;
         }
-        fprintf(f, "\n%sOutput of variant %s%s (as it printed it under the capture, %s, %s):\n", wb_bold(f), run->variant,
-                wb_reset(f), run->capture.gpu, rec->recorded_at ? rec->recorded_at : "");
+        char head[700];
+        snprintf(head, sizeof head, "(as it printed it under the capture, %s, %s):", run->capture.gpu,
+                 rec->recorded_at ? rec->recorded_at : "");
+        int col = fprintf(f, "\n%sOutput of variant %s%s ", wb_bold(f), run->variant, wb_reset(f));
+        col -= 1 + (int)strlen(wb_bold(f)) + (int)strlen(wb_reset(f));
+        wb_wrap(f, head, col, 2, style.width); /* the program's own lines below stay as it printed them */
         for (const char *p = run->output; *p;) {
             size_t len = strcspn(p, "\n");
             fprintf(f, "  | %.*s\n", (int)len, p);
