@@ -123,14 +123,18 @@ static int repeat_once(const wb_live_request *req, int index, const char *binary
     return 0;
 }
 
+int wb_lesson_timeout(void) {
+    const char *env = getenv("WB_LESSON_TIMEOUT");
+    return env && atoi(env) > 0 ? atoi(env) : 600;
+}
+
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err) {
     const wb_lesson *l = req->lesson;
     char binary[4096], capture_lib[4096], cupti[4096];
     if (wb_find_lesson_binary(l->binary, binary, sizeof binary, err) || wb_find_capture_library(capture_lib, sizeof capture_lib, err) ||
         wb_find_cupti_library(cupti, sizeof cupti, err))
         return err->code;
-    const char *timeout_env = getenv("WB_LESSON_TIMEOUT");
-    int timeout = timeout_env && atoi(timeout_env) > 0 ? atoi(timeout_env) : 600;
+    int timeout = wb_lesson_timeout();
 
     wb_run *runs = calloc(req->n_variants, sizeof *runs);
     char **paths = calloc(req->n_variants, sizeof *paths);
@@ -162,6 +166,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         runs[i].n_args = v->n_args;
         runs[i].exit_code = res.exit_code;
         runs[i].signal = res.signal;
+        runs[i].timed_out = res.timed_out;
         runs[i].output = read_output(log);
         if (!wb_file_exists(paths[i])) {
             rc = wb_fail(err, WB_EXIT_CAPTURE,
@@ -232,11 +237,16 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
             return wb_fail(err, WB_EXIT_CAPTURE, "%s: no run of variant '%s'. Re-record the lesson with grader record %s",
                            rec->path ? rec->path : "the recording", variants[i], lesson->dir);
         const wb_capture *c = &run->capture;
-        if (run->signal || run->exit_code != 0) {
+        if (run->timed_out || run->signal || run->exit_code != 0) {
             if (log_dir) {
                 snprintf(log, sizeof log, "%s/lesson-%s.log", log_dir, variants[i]);
                 wb_print_log_tail(log, 15);
             }
+            if (run->timed_out)
+                return wb_fail(err, WB_EXIT_CAPTURE, "the lesson program (variant %s) timed out: it was still running at the "
+                               "time limit (%d s; WB_LESSON_TIMEOUT sets it) and was stopped with everything it started; "
+                               "not graded. Does it wait for something, or loop?%s%s", variants[i], wb_lesson_timeout(),
+                               log_dir ? " Its output: " : "", log_dir ? log : "");
             if (run->signal)
                 return wb_fail(err, WB_EXIT_CAPTURE, "the lesson program (variant %s) crashed with signal %d (%s); not graded. The "
                                "capture kept what was recorded before the crash: %zu kernels, %zu API calls (%s).%s%s",

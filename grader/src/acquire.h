@@ -36,7 +36,10 @@ int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, siz
 int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char *const *variants, size_t n_variants,
                     const char *log_dir, wb_error *err);
 
-/* <state>/runs/<lesson>/<stamp>[-suffix] into buf, created. */
+/* Seconds a lesson may run before it is stopped: WB_LESSON_TIMEOUT, else 600. */
+int wb_lesson_timeout(void);
+
+/* <state>/runs/<lesson>/<stamp>-<pid>[-suffix] into buf, created (never one that exists). */
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
 
 #endif

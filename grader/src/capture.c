@@ -668,6 +668,7 @@ static int run_item(json_cursor *cur, size_t i, void *ctx) {
         json_t *code = json_object_get(o, "exit_code"), *sig = json_object_get(o, "signal");
         run->exit_code = json_is_integer(code) ? (int)json_integer_value(code) : -1;
         run->signal = json_is_integer(sig) ? (int)json_integer_value(sig) : 0;
+        run->timed_out = json_is_true(json_object_get(o, "timed_out"));
         const char *output = json_string_value(json_object_get(o, "output"));
         if (output && !(run->output = strdup(output))) rc = out_of_memory(&w->r);
         json_t *trimmed = json_object_get(o, "api_dropped_outside_window");

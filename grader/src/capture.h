@@ -103,6 +103,7 @@ typedef struct {
     char **args; size_t n_args;
     int exit_code;       /* -1 when killed by a signal */
     int signal;
+    int timed_out;       /* stopped by the grader for running past its time limit */
     char *output;        /* what the program printed (stdout and stderr as a terminal shows them), or NULL */
     wb_capture capture;
 } wb_run;

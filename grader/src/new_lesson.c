@@ -23,7 +23,7 @@
 
 static const char MAIN_CU[] =
     "/*\n"
-    " * Lesson @LESSON@: @TITLE@\n"
+    " * Lesson @LESSON@: @TITLE_C@\n"
     " *\n"
     " * TODO: what one step does, in the terms a PyTorch user knows. This skeleton (made by\n"
     " * `grader new`) computes y = a * x + b on fp32 vectors with one kernel and checks it against a\n"
@@ -326,17 +326,17 @@ static const char ANSWER_KEY[] =
 /* ---- writing -------------------------------------------------------------------------------- */
 
 typedef struct {
-    const char *lesson, *number, *binary, *title, *title_yaml;
+    const char *lesson, *number, *binary, *title, *title_yaml, *title_c;
 } substitutions;
 
 /* tmpl with every @KEY@ replaced; malloc'd. */
 static char *substitute(const char *tmpl, const substitutions *s) {
     const struct { const char *key, *value; } keys[] = {
         {"@LESSON@", s->lesson}, {"@NUMBER@", s->number}, {"@BINARY@", s->binary},
-        {"@TITLE_YAML@", s->title_yaml}, {"@TITLE@", s->title},
+        {"@TITLE_YAML@", s->title_yaml}, {"@TITLE_C@", s->title_c}, {"@TITLE@", s->title},
     };
     size_t cap = strlen(tmpl) + 1;
-    for (const char *p = tmpl; (p = strchr(p, '@')); p++) cap += 512 + strlen(s->title) + strlen(s->title_yaml);
+    for (const char *p = tmpl; (p = strchr(p, '@')); p++) cap += 512 + strlen(s->title) + strlen(s->title_yaml) + strlen(s->title_c);
     char *out = malloc(cap), *o = out;
     if (!out) return NULL;
     for (const char *p = tmpl; *p;) {
@@ -446,7 +446,19 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     snprintf(binary, sizeof binary, "lesson_%s", lesson);
     if (req->title && req->title[0]) snprintf(title, sizeof title, "%s", req->title);
     else snprintf(title, sizeof title, "TODO: a one-line title for %s", name);
-    if (strchr(title, '\n')) return wb_fail(err, WB_EXIT_INPUT, "the title must be one line");
+    for (const unsigned char *c = (const unsigned char *)title; *c; c++)
+        if (*c < 0x20 || *c == 0x7F)
+            return wb_fail(err, WB_EXIT_INPUT, "the title must be one line of text (it holds a control character 0x%02X)", *c);
+    /* in main.cu the title sits in a comment: a "*" "/" inside would end it, and the file would
+     * not compile (nor, with it, any lesson of the build) */
+    char title_c[1100];
+    size_t oc = 0;
+    for (const char *c = title; *c && oc + 3 < sizeof title_c; c++) {
+        title_c[oc++] = *c;
+        if (c[0] == '*' && c[1] == '/') title_c[oc++] = ' ';
+        if (c[0] == '/' && c[1] == '*') title_c[oc++] = ' '; /* no nested comment opener either (-Wcomment) */
+    }
+    title_c[oc] = '\0';
     /* always quoted: titles hold ':' and '#' often enough */
     size_t o = 0;
     title_yaml[o++] = '"';
@@ -456,7 +468,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     }
     title_yaml[o++] = '"';
     title_yaml[o] = '\0';
-    substitutions subs = {lesson, number_text, binary, title, title_yaml};
+    substitutions subs = {lesson, number_text, binary, title, title_yaml, title_c};
 
     if (mkdir(dir, 0755) != 0)
         return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it: %s; nothing was changed", dir, strerror(errno));

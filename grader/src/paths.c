@@ -109,6 +109,9 @@ int wb_find_lesson_binary(const char *binary, char *buf, size_t cap, wb_error *e
     else if (wb_exe_dir(dir, sizeof dir) != 0) return wb_fail(err, WB_EXIT_CAPTURE, "cannot locate the grader's own folder");
     snprintf(buf, cap, "%s/%s", dir, binary);
     if (access(buf, X_OK) == 0) return 0;
+    if (access(buf, F_OK) == 0)
+        return wb_fail(err, WB_EXIT_CAPTURE, "%s: the lesson program is there but is not executable (%s). Make it "
+                       "executable (chmod +x) or rebuild it: cmake --build build", buf, strerror(errno));
     return wb_fail(err, WB_EXIT_CAPTURE, "%s: the lesson program is not built. Run: cmake --build build", buf);
 }
 

@@ -1,6 +1,7 @@
 /* report.c: see report.h. Text fits the terminal (term.h's wb_term_width); words never split. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "term_clean.h"
 #include "facts.h"
 #include "text_fit.h"
 #include "term.h"
@@ -16,8 +17,8 @@ const char *wb_cuda_version_string(long long v, char *buf, size_t cap) {
 }
 
 const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap) {
-    char drv[16], rt[16];
-    snprintf(buf, cap, "%s (%s), driver supports CUDA %s, runtime %s, cuBLAS %s", c->gpu, c->arch,
+    char drv[16], rt[16], gpu[256];
+    snprintf(buf, cap, "%s (%s), driver supports CUDA %s, runtime %s, cuBLAS %s", wb_term_clean(c->gpu, gpu, sizeof gpu), c->arch,
              wb_cuda_version_string(c->driver_version, drv, sizeof drv), wb_cuda_version_string(c->runtime_version, rt, sizeof rt),
              c->cublas_version[0] ? c->cublas_version : "not loaded");
     return buf;

@@ -5,6 +5,7 @@
 #include "facts.h"
 #include "gemm_families.h"
 #include "text_fit.h"
+#include "term_clean.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +183,7 @@ void wb_summary_free(wb_summary *s) {
 
 /* A name in a column of `width` columns (at least 12), shortened unless style says not to. */
 static const char *cell_name(const char *name, int width, const wb_table_style *st, char *buf, size_t cap) {
-    if (st->long_names) return name;
+    if (st->long_names) return wb_term_clean(name, buf, cap); /* whole, but never control bytes */
     return wb_fit_name(name, (size_t)(width < 12 ? 12 : width), buf, cap);
 }
 
@@ -200,7 +201,8 @@ static int shown_rows(const wb_table_style *st, size_t n) {
 
 static void kernel_table(FILE *f, const char *variant, const wb_capture *c, const wb_summary *s, const wb_table_style *st) {
     int wide = st->width >= 120, shown = shown_rows(st, s->n_kernels);
-    title(f, st, "Kernels of variant '%s' in the profiled window (%s)", variant, c->gpu);
+    char gpu[256];
+    title(f, st, "Kernels of variant '%s' in the profiled window (%s)", variant, wb_term_clean(c->gpu, gpu, sizeof gpu));
     if (wide)
         fprintf(f, "  %6s %11s %6s %10s %10s %10s %10s  %s\n", "time%", "total (us)", "count", "avg (us)", "med (us)", "min (us)",
                 "max (us)", "name");

@@ -1,5 +1,6 @@
 /* text_fit.c: see text_fit.h. */
 #include "text_fit.h"
+#include "term_clean.h"
 
 #include <string.h>
 
@@ -98,7 +99,7 @@ static long parameter_list(const char *name, size_t n) {
 
 const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) {
     if (cap == 0) return buf;
-    snprintf(buf, cap, "%s", name);
+    wb_term_clean(name, buf, cap); /* a name from a capture never sends control bytes to the terminal */
     if (wb_columns(buf) <= width) return buf;
     if (!strncmp(buf, "void ", 5)) memmove(buf, buf + 5, strlen(buf + 5) + 1);
     size_t n = strlen(buf);

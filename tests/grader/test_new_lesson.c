@@ -173,3 +173,38 @@ Test(new_lesson, refuses_bad_names) {
     cr_expect_eq(create("x", 100, NULL, dir, sizeof dir, &err), WB_EXIT_INPUT);
     cr_expect_eq(wb_next_lesson_number(root), 4, "nothing was made");
 }
+
+static size_t count_of(const char *path, const char *what) {
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f), count = 0;
+    fclose(f);
+    text[n] = '\0';
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) count++;
+    return count;
+}
+
+/* A title that would end main.cu's header comment ("*" "/") or open a nested one: the comment stays
+ * whole (as many comment ends as with a plain title), and lesson.yaml keeps the title exactly. */
+Test(new_lesson, a_title_cannot_end_the_programs_comment) {
+    char dir[4600], path[4800];
+    wb_error err = {0};
+    cr_assert_eq(create("plain", -1, "plain title", dir, sizeof dir, &err), 0, "%s", err.message);
+    snprintf(path, sizeof path, "%s/main.cu", dir);
+    size_t ends = count_of(path, "*/"), opens = count_of(path, "/*");
+    const char *tricky = "a */ b /* c */ int x = 1; /*";
+    cr_assert_eq(create("tricky", -1, tricky, dir, sizeof dir, &err), 0, "%s", err.message);
+    snprintf(path, sizeof path, "%s/main.cu", dir);
+    cr_expect_eq(count_of(path, "*/"), ends, "the title ended the comment");
+    cr_expect_eq(count_of(path, "/*"), opens, "the title opened a comment");
+    wb_lesson l;
+    cr_assert_eq(wb_lesson_load(dir, &l, &err), 0, "%s", err.message);
+    cr_expect_str_eq(l.title, tricky);
+    wb_lesson_free(&l);
+    /* control characters (an escape sequence, a carriage return) are refused */
+    memset(&err, 0, sizeof err);
+    cr_expect_eq(create("escape", -1, "red \x1b[31m title", dir, sizeof dir, &err), WB_EXIT_INPUT);
+    cr_expect(strstr(err.message, "control character"), "%s", err.message);
+    cr_expect(!exists("%s/lessons/%s", "06_escape"), "a refused title left a folder");
+}
