@@ -230,7 +230,8 @@ static void range_table(FILE *f, const char *variant, const wb_summary *s, const
     /* the range column is as wide as its longest label, and gives way to the numbers */
     int label_w = 5;
     for (size_t i = 0; i < s->n_ranges; i++) {
-        int w = s->ranges[i].depth * 2 + (int)wb_columns(s->ranges[i].name);
+        char clean[256]; /* as shown: control bytes take 4 columns each */
+        int w = s->ranges[i].depth * 2 + (int)wb_columns(wb_term_clean(s->ranges[i].name, clean, sizeof clean));
         if (w > label_w) label_w = w;
     }
     int room = st->width - 2 - 62;
