@@ -620,7 +620,8 @@ static int run_check(const check_options *o, wb_error *err) {
                    "first try)\n", lesson.lesson);
         else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
                     lesson.lesson);
-        wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
+        wb_range_floor floors[256];
+        wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
@@ -636,7 +637,8 @@ static int run_check(const check_options *o, wb_error *err) {
         char hash[64] = "";
         wb_hash_file(predictions_path, hash, sizeof hash);
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
-        wb_timeline_context tl = {lesson.lesson, source, NULL, 0};
+        wb_range_floor floors[256];
+        wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         wb_variant_score scores[64];
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};

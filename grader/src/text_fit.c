@@ -97,7 +97,7 @@ static long parameter_list(const char *name, size_t n) {
     return -1;
 }
 
-const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) {
+static const char *fit(const char *name, size_t width, char *buf, size_t cap, int middle) {
     if (cap == 0) return buf;
     wb_term_clean(name, buf, cap); /* a name from a capture never sends control bytes to the terminal */
     if (wb_columns(buf) <= width) return buf;
@@ -113,9 +113,13 @@ const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) {
         buf[0] = '\0';
         return buf;
     }
-    size_t head = (width - 3 + 1) / 2, tail = width - 3 - head;
+    size_t head = middle ? (width - 3 + 1) / 2 : width - 3, tail = width - 3 - head;
     size_t head_end = byte_of_column(buf, head), tail_start = byte_of_column(buf, cols - tail);
     memmove(buf + head_end + 3, buf + tail_start, strlen(buf + tail_start) + 1);
     memcpy(buf + head_end, "...", 3);
     return buf;
 }
+
+const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) { return fit(name, width, buf, cap, 1); }
+
+const char *wb_fit_name_start(const char *name, size_t width, char *buf, size_t cap) { return fit(name, width, buf, cap, 0); }

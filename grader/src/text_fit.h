@@ -27,5 +27,8 @@ int wb_wrap_open(FILE *f, const char *text, int col, int indent, int width);
  * "..." (nvjet_sm90_tst_2...coopA_TNT keeps the family and the layout letters). A name that fits
  * is copied as it is. Returns buf. */
 const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap);
+/* The same, but keeping the start ("cudaMemcpy..."): for labels inside small boxes, where a
+ * name's first letters are what a reader recognizes. */
+const char *wb_fit_name_start(const char *name, size_t width, char *buf, size_t cap);
 
 #endif

@@ -12,6 +12,7 @@
 #include "gemm_families.h"
 #include "report.h"
 #include "text_fit.h"
+#include "time_facts.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +45,8 @@ static void xml(FILE *f, const char *s) {
 static void box_label(FILE *f, double x, double y, double w, const char *name, const char *cls) {
     if (w < 26) return;
     char buf[512];
-    size_t n = wb_fit_name(name, (size_t)((w - 6) / CHAR_W), buf, sizeof buf) ? wb_columns(buf) : 0;
-    size_t cut = n >= 3 && !strcmp(buf + strlen(buf) - 3, "...") ? 3 : 0;
+    size_t n = wb_fit_name_start(name, (size_t)((w - 6) / CHAR_W), buf, sizeof buf) ? wb_columns(buf) : 0;
+    size_t cut = strstr(buf, "...") && !strstr(name, "...") ? 3 : 0;
     if (n - cut < (cut ? 4 : 2)) return; /* "c..." says nothing: leave it to the hover */
     fprintf(f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x + 3, y);
     xml(f, buf);
@@ -592,6 +593,21 @@ static void work_table(FILE *f, const step_view *s) {
     }
     fputs("</table></details>\n", f);
     free(order);
+}
+
+size_t wb_timeline_floors(const wb_lesson *l, const wb_recording *rec, wb_range_floor *out, size_t cap) {
+    size_t n = 0;
+    if (!rec->calibration.present) return 0;
+    for (size_t i = 0; i < l->n_work && n < cap; i++) {
+        const wb_work *w = &l->work[i];
+        wb_bound_inputs in;
+        wb_bound_of(0, 0, w, &rec->calibration, &in);
+        if (in.floor_us <= 0) continue;
+        out[n++] = (wb_range_floor){w->variant, w->range, in.floor_us * 1000.0,
+                                    in.compute_us > in.memory_us ? "compute-bound: FLOPs over the GEMM rate"
+                                                                 : "memory-bound: bytes over the copy bandwidth"};
+    }
+    return n;
 }
 
 /* ---- the page ------------------------------------------------------------------------------------ */

@@ -25,6 +25,7 @@
 
 #include "capture.h"
 #include "error.h"
+#include "lesson.h"
 
 #include <stdio.h>
 
@@ -43,6 +44,12 @@ typedef struct {
     const wb_range_floor *floors;  /* may be NULL */
     size_t n_floors;
 } wb_timeline_context;
+
+/* The floors of the ranges whose work the lesson declares (lesson.yaml `work`), on the GPU the
+ * recording's calibration measured: the larger of flops / matrix rate and bytes / copy bandwidth
+ * (time_facts.h's rule), bound "compute" or "memory" after the larger one. Up to cap into out;
+ * returns how many (0 without a calibration or declared work). */
+size_t wb_timeline_floors(const wb_lesson *l, const wb_recording *rec, wb_range_floor *out, size_t cap);
 
 /* The page for every run of rec. Returns 0, or WB_EXIT_INPUT when out of memory. */
 int wb_timeline_html(FILE *f, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err);

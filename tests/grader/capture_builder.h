@@ -76,4 +76,17 @@ static inline void build_finish(wb_capture *c) {
     if (wb_capture_link(c)) abort();
 }
 
+/* A recording of lesson 09_test with one run, variant eager, whose capture build_start() began;
+ * free it with wb_recording_free(). */
+static inline wb_capture *build_recording(wb_recording *rec) {
+    memset(rec, 0, sizeof *rec);
+    rec->lesson = strdup("09_test");
+    rec->recorded_at = strdup("2026-11-29T00:00:00Z");
+    rec->n_runs = 1;
+    rec->runs = calloc(1, sizeof *rec->runs);
+    rec->runs[0].variant = strdup("eager");
+    build_start(&rec->runs[0].capture);
+    return &rec->runs[0].capture;
+}
+
 #endif

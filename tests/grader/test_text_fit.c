@@ -87,6 +87,7 @@ Test(fit_name, cuts_the_middle_keeping_family_and_layout) {
     cr_assert_eq(wb_columns(buf), 30, "%s", buf);
     cr_assert(!strncmp(buf, "nvjet_sm90_tst", 14), "%s", buf);
     cr_assert(strstr(buf, "bias_TNT") && strstr(buf, "..."), "%s", buf);
+    cr_assert_str_eq(wb_fit_name_start("cudaMemcpyAsync", 8, buf, sizeof buf), "cudaM...", "box labels keep the start");
     wb_fit_name("gelu_\xce\xbc\xce\xbc\xce\xbc\xce\xbc_kernel_with_a_long_tail", 12, buf, sizeof buf);
     cr_assert_eq(wb_columns(buf), 12, "UTF-8 is cut at character boundaries: %s", buf);
 }

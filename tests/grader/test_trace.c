@@ -12,20 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* A recording of lesson 09_test with one run, variant eager, whose capture is being built. */
-static wb_capture *one_run(wb_recording *rec) {
-    memset(rec, 0, sizeof *rec);
-    rec->lesson = strdup("09_test");
-    rec->recorded_at = strdup("2026-11-29T00:00:00Z");
-    rec->n_runs = 1;
-    rec->runs = calloc(1, sizeof *rec->runs);
-    rec->runs[0].variant = strdup("eager");
-    build_start(&rec->runs[0].capture);
-    return &rec->runs[0].capture;
-}
-
 static void make(wb_recording *rec) {
-    wb_capture *c = one_run(rec);
+    wb_capture *c = build_recording(rec);
     add_range(c, "step", 1000, 9000, 11);
     add_range(c, "inner", 1500, 3000, 11);
     add_api(c, "cudaLaunchKernel", 2000, 2500, 1, 11);
@@ -208,7 +196,7 @@ static int count_named(json_t *trace, const char *cat, const char *name, json_t 
 /* A run whose profiled window (10..20 us) sits after start-up work (cuInit at 0.1 us) and inside
  * a range that spans the whole program ("main"). */
 static void make_startup(wb_recording *rec) {
-    wb_capture *c = one_run(rec);
+    wb_capture *c = build_recording(rec);
     add_range(c, "main", 50, 40000, 11);
     add_api(c, "cuInit", 100, 900, 1, 11);
     add_api(c, "cudaLaunchKernel", 12000, 12500, 2, 11);
