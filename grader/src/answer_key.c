@@ -57,11 +57,12 @@ static int read_arch(wb_yaml *y, const char *lesson, const char *arch, yaml_node
     return 0;
 }
 
-int wb_answer_key_load(const char *path, wb_answer_key *k, wb_error *err) {
+/* data NULL: read the file at path. */
+static int load_key(const char *path, const char *data, size_t length, wb_answer_key *k, wb_error *err) {
     memset(k, 0, sizeof *k);
     k->path = strdup(path);
     wb_yaml y;
-    int rc = wb_yaml_load(path, "answer key", &y, err);
+    int rc = data ? wb_yaml_load_buffer(path, "answer key", data, length, &y, err) : wb_yaml_load(path, "answer key", &y, err);
     if (rc) goto out;
     yaml_node_t *root = wb_yaml_root(&y);
     if ((rc = wb_yaml_expect_mapping(&y, root, "the answer key", TOP_KEYS, err))) goto out;
@@ -104,6 +105,12 @@ out:
         k->path = keep;
     }
     return rc;
+}
+
+int wb_answer_key_load(const char *path, wb_answer_key *k, wb_error *err) { return load_key(path, NULL, 0, k, err); }
+
+int wb_answer_key_load_buffer(const char *path, const char *data, size_t length, wb_answer_key *k, wb_error *err) {
+    return load_key(path, data ? data : "", length, k, err);
 }
 
 const wb_arch_answers *wb_answer_key_arch(const wb_answer_key *k, const char *arch) {

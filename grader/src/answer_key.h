@@ -26,6 +26,8 @@ typedef struct {
 } wb_answer_key;
 
 int wb_answer_key_load(const char *path, wb_answer_key *out, wb_error *err);
+/* Same from the key's bytes in memory (tests, fuzzing); path is used in messages. */
+int wb_answer_key_load_buffer(const char *path, const char *data, size_t length, wb_answer_key *out, wb_error *err);
 void wb_answer_key_free(wb_answer_key *k);
 const wb_arch_answers *wb_answer_key_arch(const wb_answer_key *k, const char *arch);
 const char *wb_answer_key_explanation(const wb_answer_key *k, const char *id);

@@ -1,6 +1,7 @@
 /* lesson.c: reads lesson.yaml (see lesson.h). Unknown keys are errors, so a typo never drops a
  * question silently. */
 #include "lesson.h"
+#include "regex_limits.h"
 #include "work_expr.h"
 #include "yaml_doc.h"
 
@@ -178,6 +179,20 @@ static int read_work(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err)
     return 0;
 }
 
+/* kernels_named.re:PATTERN keeps the limits of a predictions file's re: keys (regex_limits.h) and
+ * compiles: the template copies it into every learner's file. */
+static int check_fact_regex(wb_yaml *y, yaml_node_t *facts, const wb_question *q, const char *fact, wb_error *err) {
+    if (strncmp(fact, "kernels_named.re:", 17) != 0) return 0;
+    const char *pattern = fact + 17;
+    regex_t re;
+    char why[320];
+    if (wb_regex_compile(pattern, &y->regex_size, &re, why, sizeof why))
+        return wb_yaml_fail(err, y, facts, "question '%s': the regex '%.64s%s' %s", q->id, pattern,
+                            strlen(pattern) > 64 ? "..." : "", why);
+    regfree(&re);
+    return 0;
+}
+
 static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
     if (wb_yaml_expect_sequence(y, list, "'variants'", err)) return err->code;
     size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
@@ -236,11 +251,13 @@ static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error 
         yaml_node_t *facts = wb_yaml_get(y, qn, "facts");
         if (!facts) return wb_yaml_fail(err, y, qn, "question '%s' has no 'facts' (e.g. [kernels, gemms])", q->id);
         if (read_string_list(y, facts, "'facts'", 0, &q->facts, &q->n_facts, err)) return err->code;
-        for (size_t j = 0; j < q->n_facts; j++)
+        for (size_t j = 0; j < q->n_facts; j++) {
             if (!valid_fact_name(q->facts[j]))
                 return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (kernels, gemms, memsets, memcpys, "
                                                     "kernels_named.TEXT, api_calls.NAME, memcpys_named.WORDS, streams, overlap_us, "
                                                     "gpu_us, wall_us, bound)", q->id, q->facts[j]);
+            if (check_fact_regex(y, facts, q, q->facts[j], err)) return err->code;
+        }
         yaml_node_t *ask = wb_yaml_get(y, qn, "ask");
         if (wb_yaml_string(y, ask ? ask : qn, "a question's 'ask'", &q->ask, err)) return err->code;
         yaml_node_t *hints = wb_yaml_get(y, qn, "hints");
@@ -261,14 +278,15 @@ const char *wb_lesson_dir_name(const char *lesson_dir, char *buf, size_t cap) {
     return buf;
 }
 
-int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
+/* data NULL: read lesson_dir/lesson.yaml. */
+static int load_lesson(const char *lesson_dir, const char *data, size_t length, wb_lesson *l, wb_error *err) {
     memset(l, 0, sizeof *l);
     char path[4096];
     snprintf(path, sizeof path, "%s/lesson.yaml", lesson_dir);
     l->dir = strdup(lesson_dir);
     l->path = strdup(path);
     wb_yaml y;
-    int rc = wb_yaml_load(path, "lesson.yaml", &y, err);
+    int rc = data ? wb_yaml_load_buffer(path, "lesson.yaml", data, length, &y, err) : wb_yaml_load(path, "lesson.yaml", &y, err);
     if (rc) {
         if (strstr(err->message, "no such"))
             snprintf(err->message, sizeof err->message,
@@ -309,6 +327,12 @@ int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
 out:
     wb_yaml_free(&y);
     return rc;
+}
+
+int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) { return load_lesson(lesson_dir, NULL, 0, l, err); }
+
+int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t length, wb_lesson *l, wb_error *err) {
+    return load_lesson(lesson_dir, data ? data : "", length, l, err);
 }
 
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name) {

@@ -61,6 +61,8 @@ typedef struct {
 } wb_lesson;
 
 int wb_lesson_load(const char *lesson_dir, wb_lesson *out, wb_error *err);
+/* Same with lesson.yaml's bytes in memory (tests, fuzzing); lesson_dir is used for its name. */
+int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t length, wb_lesson *out, wb_error *err);
 void wb_lesson_free(wb_lesson *l);
 
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);

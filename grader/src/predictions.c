@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "predictions.h"
 #include "overlap.h"
+#include "regex_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,12 +138,9 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_f
         if (read_fact(y, v, p, kind, key, label, err)) return err->code;
         wb_fact *f = &p->facts[p->n_facts - 1];
         if (kind == WB_FACT_KERNELS_NAMED && strncmp(key, "re:", 3) == 0) {
-            int rc = regcomp(&f->regex, key + 3, REG_EXTENDED | REG_ICASE | REG_NOSUB);
-            if (rc != 0) {
-                char msg[256];
-                regerror(rc, &f->regex, msg, sizeof msg);
-                return wb_yaml_fail(err, y, k, "%s: '%s' is not a valid POSIX extended regex: %s", what, key + 3, msg);
-            }
+            char why[320];
+            if (wb_regex_compile(key + 3, &y->regex_size, &f->regex, why, sizeof why))
+                return wb_yaml_fail(err, y, k, "%s: the regex '%.64s%s' %s", what, key + 3, strlen(key + 3) > 64 ? "..." : "", why);
             f->has_regex = 1;
         }
     }

@@ -10,7 +10,16 @@
 
 #include <yaml.h>
 
-#define WB_YAML_MAX_BYTES (1u << 20) /* inputs are hand-written: 1 MiB is plenty */
+/* Bounds on every YAML input (predictions, lesson.yaml, answer keys; docs/limits.md).
+ * They are hand-written files of a few hundred values; the bounds keep the cost of reading a
+ * hostile one to milliseconds and a few MB (libyaml's scanner is quadratic in nesting depth, and
+ * duplicate-key checks in the number of keys). Each refusal is exit 2 with file, line and column. */
+#define WB_YAML_MAX_BYTES (1u << 20) /* 1 MiB */
+#define WB_YAML_MAX_DEPTH 32L        /* lists and mappings inside each other */
+#define WB_YAML_MAX_KEYS 1000L       /* keys in one mapping */
+#define WB_YAML_MAX_ITEMS 10000L     /* entries in one list */
+#define WB_YAML_MAX_NODES 200000L    /* values in the file, an alias counting as the values it repeats */
+#define WB_YAML_MAX_ANCHORS 1000L    /* &name definitions */
 
 typedef struct {
     char *path;
@@ -18,6 +27,7 @@ typedef struct {
     size_t length;
     yaml_document_t doc;
     int loaded;
+    long regex_size;  /* expanded size of the re: patterns read so far (regex_limits.h) */
 } wb_yaml;
 
 /* Loads path. what ("predictions file", "lesson.yaml", ...) goes into messages. Errors: exit 2. */
@@ -26,6 +36,11 @@ int wb_yaml_load(const char *path, const char *what, wb_yaml *y, wb_error *err);
 int wb_yaml_load_buffer(const char *path, const char *what, const char *data, size_t length, wb_yaml *y,
                         wb_error *err);
 void wb_yaml_free(wb_yaml *y);
+
+/* The 1-based line and column of byte offset in text, counting line breaks as libyaml does
+ * (\r\n, \r, \n, U+0085, U+2028, U+2029) and columns in characters: one rule for the reader's
+ * messages and for editors that rewrite values at positions the parser reported. */
+void wb_yaml_position(const char *text, size_t length, size_t offset, int *line, int *column);
 
 yaml_node_t *wb_yaml_root(wb_yaml *y);
 int wb_yaml_line(const yaml_node_t *n);   /* 1-based */
