@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "acquire.h"
 #include "paths.h"
+#include "read_file.h"
 #include "run_lesson.h"
 #include "time_facts.h"
 

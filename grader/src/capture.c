@@ -6,12 +6,12 @@
 #define _GNU_SOURCE
 #include "capture.h"
 #include "json_stream.h"
+#include "read_file.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CAPTURE_FORMAT "gpu-workbench-capture"
 #define RECORDING_FORMAT "gpu-workbench-recording"
@@ -440,30 +440,11 @@ out:
 
 /* ---- loading --------------------------------------------------------------------------------- */
 
-/* The whole file in memory, read in one piece when its size is known (a 200 MB file costs
- * 200 MB, not the 256 + 128 MB of doubling). */
+/* The whole capture or recording (read_file.c: a regular file of at most 2 GiB). */
 static char *slurp(const char *path, size_t *length, wb_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the capture file", path);
-        return NULL;
-    }
-    struct stat st;
-    size_t cap = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : (size_t)1 << 20, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *p = realloc(buf, cap *= 2);
-            if (!p) { free(buf); buf = NULL; }
-            else buf = p;
-        }
-    }
-    fclose(f);
-    if (!buf) wb_fail(err, WB_EXIT_INPUT, "%s: out of memory reading it", path);
-    *length = n;
-    return buf;
+    char *text = NULL;
+    if (wb_read_file(path, "capture file", WB_CAPTURE_MAX_BYTES, &text, length, err)) return NULL;
+    return text;
 }
 
 static int empty_file(const char *what, wb_error *err) {

@@ -100,7 +100,8 @@ int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char
     if (*i + 1 < argc) {
         const char *next = argv[*i + 1];
         size_t n = strlen(next);
-        if (next[0] != '-' && (wb_file_exists(next) || (n > 5 && !strcmp(next + n - 5, ".json")))) {
+        /* a FIFO or device is taken as the trace too, so that the reader refuses it by name */
+        if (next[0] != '-' && (wb_exists_not_dir(next) || (n > 5 && !strcmp(next + n - 5, ".json")))) {
             *trace = next;
             ++*i;
         }
@@ -533,9 +534,14 @@ static int run_check(const check_options *o, wb_error *err) {
     wb_answer_key key = {0};
     int have_key = 0, rc = 0;
     json_t *out = NULL;
-    const char *variants[64];
+    const char **variants = NULL; /* as many as the lesson has */
     char run_dir[4096], root[4096], state[4096];
     if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
+    variants = calloc(lesson.n_variants + 1, sizeof *variants);
+    if (!variants) {
+        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        goto out;
+    }
     if (o->variant && !wb_lesson_variant(&lesson, o->variant)) {
         char list[512];
         rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no variant '%s' (it has: %s)", lesson.lesson, o->variant,
@@ -652,6 +658,7 @@ static int run_check(const check_options *o, wb_error *err) {
         free(text);
     }
 out:
+    free(variants);
     json_decref(out);
     if (view.items != preds.items) free(view.items);
     wb_predictions_free(&preds);

@@ -136,10 +136,16 @@ static int run_verify(const verify_options *o, wb_error *err) {
     wb_lesson lesson;
     wb_answer_key key = {0};
     wb_recording rec = {0};
+    const char **variants = NULL; /* as many as the lesson has (a fixed array overflowed at 65) */
     int rc;
     char dir[4096];
     if ((rc = wb_resolve_lesson(o->lesson_dir, dir, sizeof dir, err))) return rc;
     if ((rc = wb_lesson_load(dir, &lesson, err))) return rc;
+    variants = calloc(lesson.n_variants + 1, sizeof *variants);
+    if (!variants) {
+        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        goto out;
+    }
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
     if ((rc = wb_answer_key_load(key_path, &key, err))) goto out;
@@ -153,7 +159,6 @@ static int run_verify(const verify_options *o, wb_error *err) {
     /* Which architecture's answers: the live GPU's, or (replay) the recording's. The variants to
      * capture come from those answers. */
     const wb_arch_answers *answers = NULL;
-    const char *variants[64];
     size_t n_variants = 0;
     if (live) {
         answers = wb_answer_key_arch(&key, arch);
@@ -307,6 +312,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
     json_decref(times_json);
     json_decref(runs_json);
 out:
+    free(variants);
     wb_recording_free(&rec);
     wb_answer_key_free(&key);
     wb_lesson_free(&lesson);
@@ -335,16 +341,21 @@ int cmd_record(int argc, char **argv) {
     wb_error err = {0};
     wb_lesson lesson;
     wb_recording rec = {0};
+    const char **variants = NULL;
     char dir[4096];
     int rc = wb_resolve_lesson(o.lesson_dir, dir, sizeof dir, &err);
-    if (!rc) rc = wb_lesson_load(dir, &lesson, &err);
     if (rc) goto done;
+    if ((rc = wb_lesson_load(dir, &lesson, &err))) goto lesson_out;
     char arch[16], gpu[256];
     if (wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) <= 0) {
         rc = wb_fail(&err, WB_EXIT_CAPTURE, "no CUDA device here: recordings are made on a GPU machine");
         goto lesson_out;
     }
-    const char *variants[64];
+    variants = calloc(lesson.n_variants + 1, sizeof *variants);
+    if (!variants) {
+        rc = wb_fail(&err, WB_EXIT_INPUT, "out of memory");
+        goto lesson_out;
+    }
     for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
     char run_dir[4096];
     if ((rc = wb_make_run_dir(lesson.dir, lesson.lesson, "record", run_dir, sizeof run_dir, &err))) goto lesson_out;
@@ -376,6 +387,7 @@ int cmd_record(int argc, char **argv) {
     printf("Recorded %zu variant%s of %s on %s\n  -> %s\n", rec.n_runs, rec.n_runs == 1 ? "" : "s", lesson.lesson,
            wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), target);
 lesson_out:
+    free(variants);
     wb_recording_free(&rec);
     wb_lesson_free(&lesson);
 done:

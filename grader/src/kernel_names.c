@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "kernel_names.h"
+#include "read_file.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -844,7 +845,7 @@ json_t *wb_kernel_explanation_json(const wb_kernel_explanation *e) {
 /* ---- finding a project kernel's source ---------------------------------------------------- */
 
 static int search_file(const char *path, const char *base, char *where, size_t cap, const char *root) {
-    FILE *f = fopen(path, "r");
+    FILE *f = wb_open_regular_file(path);
     if (!f) return -1;
     char line[4096];
     int n = 0, found = -1;

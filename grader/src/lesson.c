@@ -326,6 +326,7 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
     if (wb_yaml_get(&y, root, "work")) rc = read_work(&y, wb_yaml_get(&y, root, "work"), l, err);
 out:
     wb_yaml_free(&y);
+    if (rc) wb_lesson_free(l); /* callers return on failure: nothing half-read is left to leak */
     return rc;
 }
 

@@ -60,6 +60,7 @@ typedef struct {
     int draft;        /* draft: true: out of the learners' course, its GPU-only lint checks pending */
 } wb_lesson;
 
+/* On failure *out holds nothing to free. */
 int wb_lesson_load(const char *lesson_dir, wb_lesson *out, wb_error *err);
 /* Same with lesson.yaml's bytes in memory (tests, fuzzing); lesson_dir is used for its name. */
 int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t length, wb_lesson *out, wb_error *err);

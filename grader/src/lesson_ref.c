@@ -17,7 +17,7 @@ static int all_digits(const char *s) {
 int wb_resolve_lesson(const char *arg, char *dir, size_t cap, wb_error *err) {
     char yaml[4200];
     snprintf(yaml, sizeof yaml, "%s/lesson.yaml", arg);
-    if (wb_file_exists(yaml)) {
+    if (wb_exists_not_dir(yaml)) { /* a lesson.yaml that is a FIFO is refused by the reader, by name */
         snprintf(dir, cap, "%s", arg);
         return 0;
     }

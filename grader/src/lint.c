@@ -14,6 +14,7 @@
 #include "lesson.h"
 #include "paths.h"
 #include "predictions.h"
+#include "read_file.h"
 #include "template.h"
 
 #include <dirent.h>
@@ -135,7 +136,7 @@ static void normalize(const char *in, char *out, size_t cap) {
 
 /* Line (1-based) of the first line of path that contains text; 0 when none. */
 static int line_of(const char *path, const char *text) {
-    FILE *f = fopen(path, "r");
+    FILE *f = wb_open_regular_file(path);
     if (!f) return 0;
     char line[4096];
     int n = 0, found = 0;
@@ -167,7 +168,7 @@ static void check_lesson_text(wb_lint_report *r, const wb_lesson *l) {
 static void check_cmake(wb_lint_report *r, const wb_lesson *l) {
     char path[4200];
     snprintf(path, sizeof path, "%s/CMakeLists.txt", l->dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = wb_open_regular_file(path);
     if (!f) {
         add(r, WB_LINT_WARNING, "cmake-missing", path, 0, "no CMakeLists.txt: the build does not make %s here (a lesson has "
                                                           "wb_add_lesson(%s SOURCES main.cu))", l->binary, l->binary);
@@ -446,9 +447,14 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
     if (strcmp(base ? base + 1 : x->path, expected))
         add(r, WB_LINT_WARNING, "recording-name", x->path, 0, "recorded on %s, so grader record would name it %s", arch, expected);
 
-    const char *variants[64];
+    const char **variants = calloc(l->n_variants + 1, sizeof *variants);
     size_t n_variants = 0;
     char a[1024], b[1024];
+    if (!variants) {
+        add(r, WB_LINT_ERROR, "out-of-memory", x->path, 0, "out of memory");
+        x->usable = 0;
+        return;
+    }
     for (size_t i = 0; i < l->n_variants; i++) {
         const wb_variant *v = &l->variants[i];
         const wb_run *run = wb_recording_run(rec, v->name);
@@ -458,7 +464,7 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
             x->usable = 0;
             continue;
         }
-        if (n_variants < 64) variants[n_variants++] = v->name;
+        variants[n_variants++] = v->name;
         if (!same_args(v, run)) {
             args_text(run->args, run->n_args, a, sizeof a);
             args_text(v->args, v->n_args, b, sizeof b);
@@ -475,6 +481,7 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         add(r, WB_LINT_ERROR, "recording-unusable", x->path, 0, "%s", err.message);
         x->usable = 0;
     }
+    free(variants);
 
     /* ranges: lesson.yaml's list is the program's interface, both ways */
     int ranges_line = line_of(l->path, "ranges:");

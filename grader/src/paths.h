@@ -23,6 +23,9 @@ int wb_state_dir(const char *root, char *buf, size_t cap, wb_error *err);
 int wb_mkdir_p(const char *path);
 int wb_file_exists(const char *path);
 int wb_is_dir(const char *path);
+/* path exists and is not a directory: a regular file, or a FIFO or device that the reader will
+ * refuse by name (read_file.h) rather than be mistaken for something else. */
+int wb_exists_not_dir(const char *path);
 /* "2026-11-29T22:31:04Z" and "20261129-223104" for file names. */
 void wb_utc_now(char *iso, size_t iso_cap, char *stamp, size_t stamp_cap);
 

@@ -138,9 +138,10 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_f
         if (read_fact(y, v, p, kind, key, label, err)) return err->code;
         wb_fact *f = &p->facts[p->n_facts - 1];
         if (kind == WB_FACT_KERNELS_NAMED && strncmp(key, "re:", 3) == 0) {
-            char why[320];
-            if (wb_regex_compile(key + 3, &y->regex_size, &f->regex, why, sizeof why))
-                return wb_yaml_fail(err, y, k, "%s: the regex '%.64s%s' %s", what, key + 3, strlen(key + 3) > 64 ? "..." : "", why);
+            char refused[320];
+            if (wb_regex_compile(key + 3, &y->regex_size, &f->regex, refused, sizeof refused))
+                return wb_yaml_fail(err, y, k, "%s: the regex '%.64s%s' %s", what, key + 3, strlen(key + 3) > 64 ? "..." : "",
+                                    refused);
             f->has_regex = 1;
         }
     }

@@ -7,13 +7,12 @@
 #include "capture.h"
 #include "facts.h"
 #include "json_stream.h"
+#include "read_file.h"
 
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define RECORDING_FORMAT "gpu-workbench-recording"
@@ -86,23 +85,6 @@ static int copy_capture(FILE *out, const char *path, const char *data, size_t n,
     return f.failed ? -1 : 0;
 }
 
-static char *read_all(const char *path, size_t *n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) return NULL;
-    char *buf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? malloc((size_t)st.st_size + 1) : NULL;
-    size_t got = 0;
-    ssize_t r = 0;
-    while (buf && got < (size_t)st.st_size && (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0) got += (size_t)r;
-    close(fd);
-    if (buf && got != (size_t)st.st_size) {
-        free(buf);
-        return NULL;
-    }
-    *n = got;
-    return buf;
-}
-
 /* ---- the recording -------------------------------------------------------------------------- */
 
 static json_t *doubles_json(const double *v, size_t n) {
@@ -170,9 +152,11 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
         uint64_t dropped = c ? c->api_dropped_outside_window : 0;
         for (size_t j = 0; c && j < c->n_api; j++) dropped += !wb_api_keep(c, j);
         size_t n = 0;
-        char *data = read_all(capture_paths[i], &n);
+        char *data = NULL;
+        wb_error read_err = {0};
+        (void)wb_read_file(capture_paths[i], "capture", WB_CAPTURE_MAX_BYTES, &data, &n, &read_err);
         char *text = run_head(&runs[i], dropped);
-        if (!data) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: cannot read the capture", capture_paths[i]);
+        if (!data) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s", read_err.message); /* the lesson's own capture: incomplete */
         else if (n == 0) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture is empty", capture_paths[i]);
         else if (!text) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: out of memory writing the recording", path);
         else {

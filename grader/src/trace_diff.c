@@ -10,6 +10,7 @@
 #include "lesson.h"
 #include "lesson_ref.h"
 #include "paths.h"
+#include "read_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -467,29 +468,47 @@ void wb_diff_side_free(wb_diff_side *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* A capture or a recording, told apart by its "format"; the file is read once (read_file.c). */
 static int load_file(const char *path, wb_diff_side *s, wb_error *err) {
+    char *text = NULL;
+    size_t length = 0;
+    if (wb_read_file(path, "capture or recording", WB_CAPTURE_MAX_BYTES, &text, &length, err)) return err->code;
     json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    if (!root) return wb_fail_at(err, WB_EXIT_INPUT, path, jerr.line, jerr.column, "not a capture or recording: %s", jerr.text);
-    const char *format = json_string_value(json_object_get(root, "format"));
-    int recording = format && !strcmp(format, "gpu-workbench-recording");
-    int capture = format && !strcmp(format, "gpu-workbench-capture");
+    json_t *root = json_loadb(text, length, 0, &jerr);
+    if (!root) {
+        free(text);
+        return wb_fail_at(err, WB_EXIT_INPUT, path, jerr.line, jerr.column, "not a capture or recording: %s", jerr.text);
+    }
+    /* the format is copied: it lives in root, freed before the message that quotes it */
+    const char *format_value = json_string_value(json_object_get(root, "format"));
+    char format[128];
+    snprintf(format, sizeof format, "%s", format_value ? format_value : "missing");
+    int recording = format_value && !strcmp(format_value, "gpu-workbench-recording");
+    int capture = format_value && !strcmp(format_value, "gpu-workbench-capture");
     json_decref(root);
     snprintf(s->path, sizeof s->path, "%s", path);
-    if (recording) return wb_recording_load(path, &s->rec, err);
-    if (!capture)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: neither a recording (traces/sm_NN.json) nor a capture file (format is %s)", path,
-                       format ? format : "missing");
-    s->is_capture = 1;
-    s->rec.runs = calloc(1, sizeof *s->rec.runs);
-    if (!s->rec.runs) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
-    s->rec.n_runs = 1;
-    s->rec.runs[0].variant = strdup("capture");
-    s->rec.lesson = strdup("");
-    s->rec.path = strdup(path);
-    if (wb_capture_load(path, &s->rec.runs[0].capture, err)) return err->code;
-    s->rec.recorded_at = strdup(s->rec.runs[0].capture.written_at);
-    return 0;
+    int rc = 0;
+    if (recording) {
+        if (!(rc = wb_recording_load_buffer(path, text, length, &s->rec, err))) s->rec.path = strdup(path);
+    } else if (!capture) {
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: neither a recording (traces/sm_NN.json) nor a capture file (format is %s)", path,
+                     format);
+    } else {
+        s->is_capture = 1;
+        s->rec.runs = calloc(1, sizeof *s->rec.runs);
+        if (!s->rec.runs) {
+            free(text);
+            return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory", path);
+        }
+        s->rec.n_runs = 1;
+        s->rec.runs[0].variant = strdup("capture");
+        s->rec.lesson = strdup("");
+        s->rec.path = strdup(path);
+        if (!(rc = wb_capture_load_buffer(path, text, length, &s->rec.runs[0].capture, err)))
+            s->rec.recorded_at = strdup(s->rec.runs[0].capture.written_at);
+    }
+    free(text);
+    return rc;
 }
 
 static int load_lesson(const char *dir, wb_diff_side *s, wb_error *err) {
@@ -507,7 +526,7 @@ int wb_diff_side_load(const char *spec, wb_diff_side *s, wb_error *err) {
     char yaml[4300];
     snprintf(yaml, sizeof yaml, "%s/lesson.yaml", spec);
     int rc;
-    if (wb_file_exists(spec)) rc = load_file(spec, s, err);
+    if (wb_exists_not_dir(spec)) rc = load_file(spec, s, err); /* a FIFO or device: refused by name */
     else if (wb_file_exists(yaml)) rc = load_lesson(spec, s, err);
     else {
         char prefix[4200], dir[4096];
@@ -516,7 +535,7 @@ int wb_diff_side_load(const char *spec, wb_diff_side *s, wb_error *err) {
         if (colon) snprintf(s->variant, sizeof s->variant, "%s", colon + 1);
         wb_error ref_err = {0};
         if (colon && !colon[1]) return wb_fail(err, WB_EXIT_INPUT, "%s: no variant after ':'", spec);
-        if (wb_file_exists(prefix)) rc = load_file(prefix, s, err);
+        if (wb_exists_not_dir(prefix)) rc = load_file(prefix, s, err);
         else if (wb_resolve_lesson(prefix, dir, sizeof dir, &ref_err) == 0) rc = load_lesson(dir, s, err);
         else
             return wb_fail(err, WB_EXIT_INPUT, "%s: no such recording, capture file or lesson (%s)", prefix, ref_err.message);

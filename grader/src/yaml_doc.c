@@ -1,48 +1,17 @@
 /*
  * yaml_doc.c: see yaml_doc.h.
  *
- * The whole file is read into memory first (at most 1 MiB), so that
+ * The whole file is read into memory first (read_file.c: regular files of at most 1 MiB), so that
  * the checks libyaml does not make (empty, binary, not UTF-8, too deep, too many keys) come before
  * parsing, and so that predictions_edit.c can rewrite values at the positions the parser reports.
  */
 #include "yaml_doc.h"
+#include "read_file.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int read_whole_file(const char *path, const char *what, char **text, size_t *length, wb_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT)
-            return wb_fail(err, WB_EXIT_INPUT, "%s: no such %s. Check the path%s", path, what,
-                           strstr(what, "prediction") ? ", or copy the lesson's predictions.template.yaml" : "");
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
-    }
-    char *buf = malloc(WB_YAML_MAX_BYTES + 2);
-    if (!buf) {
-        fclose(f);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory reading the %s", path, what);
-    }
-    size_t n = fread(buf, 1, WB_YAML_MAX_BYTES + 1, f);
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(buf);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read the %s (is it a directory?)", path, what);
-    }
-    if (n > WB_YAML_MAX_BYTES) {
-        free(buf);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: the %s is larger than %u bytes; is it the right file?", path,
-                       what, WB_YAML_MAX_BYTES);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *length = n;
-    return 0;
-}
 
 /* Line breaks as libyaml counts them: \r\n, \r, \n, NEL (U+0085), LS (U+2028) and PS (U+2029).
  * Returns the byte length of the break at p (0 when none). */
@@ -308,7 +277,7 @@ int wb_yaml_load(const char *path, const char *what, wb_yaml *y, wb_error *err) 
     char *text = NULL;
     size_t length = 0;
     memset(y, 0, sizeof *y);
-    if (read_whole_file(path, what, &text, &length, err)) return err->code;
+    if (wb_read_file(path, what, WB_YAML_MAX_BYTES, &text, &length, err)) return err->code;
     int rc = wb_yaml_load_buffer(path, what, text, length, y, err);
     free(text);
     return rc;
