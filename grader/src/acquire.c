@@ -13,7 +13,62 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Old run folders: a check writes 1-2 MB of traces; only the newest WB_KEEP_RUNS (default 5) of a
+ * lesson are kept, and none younger than ten minutes is touched (a check running in parallel may
+ * still be writing it). Only plain files inside a folder are removed; a folder holding anything
+ * else is left alone. */
+#define KEEP_RUNS_DEFAULT 5
+#define KEEP_YOUNGER_S 600
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void remove_run(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[4600];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+    }
+    closedir(d);
+    rmdir(dir); /* fails, harmlessly, when something else was inside */
+}
+
+static void prune_runs(const char *parent) {
+    const char *env = getenv("WB_KEEP_RUNS");
+    long keep = env && *env ? strtol(env, NULL, 10) : KEEP_RUNS_DEFAULT;
+    if (keep < 1) keep = 1;
+    DIR *d = opendir(parent);
+    if (!d) return;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue; /* run folders start with their time stamp */
+        char **p = realloc(names, (n + 1) * sizeof *p);
+        if (!p) break;
+        names = p;
+        if (!(names[n] = strdup(e->d_name))) break;
+        n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names); /* the stamp sorts by time */
+    time_t now = time(NULL);
+    for (size_t i = 0; i + (size_t)keep < n; i++) {
+        char dir[4400];
+        struct stat st;
+        snprintf(dir, sizeof dir, "%s/%s", parent, names[i]);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > KEEP_YOUNGER_S) remove_run(dir);
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
 
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err) {
     char root[4096], state[4096], stamp[32], parent[4200];
@@ -27,7 +82,10 @@ int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suff
     for (int k = 1; k < 1000; k++) {
         snprintf(buf, cap, "%s/%s-%ld%s%s", parent, stamp, (long)getpid(), suffix ? "-" : "", suffix ? suffix : "");
         if (k > 1) snprintf(buf + strlen(buf), cap - strlen(buf), ".%d", k);
-        if (mkdir(buf, 0755) == 0) return 0;
+        if (mkdir(buf, 0755) == 0) {
+            prune_runs(parent);
+            return 0;
+        }
         if (errno != EEXIST) break;
     }
     return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the run folder (%s)", buf, strerror(errno));

@@ -39,7 +39,9 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
 /* Seconds a lesson may run before it is stopped: WB_LESSON_TIMEOUT, else 600. */
 int wb_lesson_timeout(void);
 
-/* <state>/runs/<lesson>/<stamp>-<pid>[-suffix] into buf, created (never one that exists). */
+/* <state>/runs/<lesson>/<stamp>-<pid>[-suffix] into buf, created (never one that exists). The
+ * lesson's older run folders past the newest WB_KEEP_RUNS (default 5) are removed, none younger
+ * than ten minutes. */
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
 
 #endif

@@ -31,7 +31,10 @@ const char DIFF_USAGE[] =
     "                      progress: a later score is then not a first try). Without it, such a\n"
     "                      lesson is shown only after you confirm on a terminal, and never elsewhere.\n"
     "\n"
-    "exit: 0 the same launches (times are not compared), 1 they differ, 2 bad usage or input\n";
+    "Times (GPU time of kernels, wall time) are shown as measured, one run each; they vary between\n"
+    "runs, so the verdict and exit code never depend on them.\n"
+    "\n"
+    "exit: 0 the same launches, 1 they differ, 2 bad usage or input\n";
 
 static json_t *side_json(const wb_diff_side *s, const wb_run *run) {
     char desc[512];

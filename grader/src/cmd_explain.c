@@ -41,7 +41,7 @@ const char EXPLAIN_USAGE[] =
 static int source_of(const wb_kernel_explanation *e, char *where, size_t cap) {
     char root[4096];
     wb_error err = {0};
-    if (strcmp(e->family, "compiled from source") || wb_find_root(root, sizeof root, &err)) return -1;
+    if (strcmp(e->family, "plain kernel name") || wb_find_root(root, sizeof root, &err)) return -1;
     return wb_find_kernel_source(root, e->base, where, cap);
 }
 
@@ -51,6 +51,15 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
     wb_explain_kernel(name, e);
     char where[4400];
     int found = source_of(e, where, sizeof where) == 0;
+    if (found) {
+        snprintf(e->family, sizeof e->family, "compiled from source");
+        snprintf(e->summary, sizeof e->summary, "a kernel compiled from this course's own source (defined where 'source:' "
+                 "says). Its name is its __global__ function's name.");
+    } else if (!strcmp(e->family, "plain kernel name")) {
+        snprintf(e->summary + strlen(e->summary), sizeof e->summary - strlen(e->summary),
+                 " It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
+                 "the grader does not know (docs/kernel-names.md).");
+    }
     if (json) {
         json_t *o = wb_kernel_explanation_json(e);
         if (found) json_object_set_new(o, "defined_at", json_string(where));

@@ -670,8 +670,10 @@ static int explain_other_library(const char *base, wb_kernel_explanation *e) {
 /* A plain kernel from source: "bias_add_kernel(__nv_bfloat16*, ...)". */
 static int explain_own(const char *name, const char *base, wb_kernel_explanation *e) {
     if (strstr(base, "::")) return 0;
-    family(e, "compiled from source", "a kernel compiled from the program's own source (for the lessons: this project's "
-                                      "kernels, in the lesson's main.cu). Its name is its __global__ function's name.");
+    /* The name alone does not say where it was compiled: grader explain looks for its definition
+     * in the course's source and says which (cmd_explain.c). */
+    family(e, "plain kernel name", "a plain __global__ function name, the kind a program's own CUDA source defines; the "
+                                   "name alone does not say which program or library it comes from.");
     if (!strncmp(base, "wb_", 3)) note(e, "The wb_ prefix marks this project's own kernels (common/ and the grader's probe).");
     const char *params = strchr(name, '(');
     if (params) {

@@ -79,10 +79,13 @@ static void window_totals(const wb_capture *c, int side, wb_capture_diff *d, pai
         wb_count_pair *p = pair_for(api, c->api[i].name);
         if (p) *(side ? &p->b : &p->a) += 1;
     }
+    uint64_t wall = 0; /* the profiled windows' durations (a capture without windows: none) */
+    for (size_t i = 0; i < c->n_windows; i++)
+        if (c->windows[i].end != WB_OPEN_END && c->windows[i].end > c->windows[i].start) wall += c->windows[i].end - c->windows[i].start;
     if (side) {
-        d->kernels_b = nk, d->memcpys_b = ncpy, d->memsets_b = nset, d->api_b = napi, d->gpu_ns_b = ns;
+        d->kernels_b = nk, d->memcpys_b = ncpy, d->memsets_b = nset, d->api_b = napi, d->gpu_ns_b = ns, d->wall_ns_b = wall;
     } else {
-        d->kernels_a = nk, d->memcpys_a = ncpy, d->memsets_a = nset, d->api_a = napi, d->gpu_ns_a = ns;
+        d->kernels_a = nk, d->memcpys_a = ncpy, d->memsets_a = nset, d->api_a = napi, d->gpu_ns_a = ns, d->wall_ns_a = wall;
     }
 }
 
@@ -130,7 +133,7 @@ static const char **occurrence_sequence(const wb_capture *c, const wb_occurrence
 
 typedef struct {
     size_t occurrences;
-    double kernels, api, memcpys, memsets, gpu_ns;
+    double kernels, api, memcpys, memsets, gpu_ns, wall_ns;
     const char **sequence; size_t n_sequence;   /* of the first occurrence */
     int varies;
     pairs api_names;                            /* totals over occurrences; divided later */
@@ -145,6 +148,8 @@ static int measure_range(const wb_capture *c, const char *name, range_side *s) {
         const wb_occurrence *o = &occ.items[i];
         s->kernels += (double)o->n_kernels;
         s->api += (double)o->n_api;
+        const wb_range *rg = &c->ranges[o->range];
+        if (rg->end != WB_OPEN_END && rg->end > rg->start) s->wall_ns += (double)(rg->end - rg->start);
         for (size_t j = 0; j < o->n_ops; j++) {
             if (c->ops[o->ops[j]].kind == WB_GPU_MEMCPY) s->memcpys += 1;
             else s->memsets += 1;
@@ -171,7 +176,7 @@ static int measure_range(const wb_capture *c, const char *name, range_side *s) {
     }
     if (occ.n) {
         double n = (double)occ.n;
-        s->kernels /= n, s->api /= n, s->memcpys /= n, s->memsets /= n, s->gpu_ns /= n;
+        s->kernels /= n, s->api /= n, s->memcpys /= n, s->memsets /= n, s->gpu_ns /= n, s->wall_ns /= n;
         for (size_t i = 0; i < s->api_names.n; i++) s->api_names.items[i].a /= n;
     }
     wb_occurrences_free(&occ);
@@ -235,6 +240,7 @@ static int diff_range(const wb_capture *a, const wb_capture *b, const char *name
         r->kernels_a = x.kernels, r->kernels_b = y.kernels, r->api_a = x.api, r->api_b = y.api;
         r->memcpys_a = x.memcpys, r->memcpys_b = y.memcpys, r->memsets_a = x.memsets, r->memsets_b = y.memsets;
         r->gpu_ns_a = x.gpu_ns, r->gpu_ns_b = y.gpu_ns;
+        r->wall_ns_a = x.wall_ns, r->wall_ns_b = y.wall_ns;
         r->varies_a = x.varies, r->varies_b = y.varies;
         if (x.occurrences && y.occurrences)
             rc = align(x.sequence, x.n_sequence, y.sequence, y.n_sequence, &r->changes, &r->n_changes);
@@ -350,6 +356,7 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
     fprintf(f, "Whole profiled window %*s %12s %12s  change\n", 13, "", "A", "B");
     row(f, "kernels", (double)d->kernels_a, (double)d->kernels_b, 0, "%.0f");
     row(f, "GPU time of kernels (us)", (double)d->gpu_ns_a / 1e3, (double)d->gpu_ns_b / 1e3, 1, "%.2f");
+    if (d->wall_ns_a || d->wall_ns_b) row(f, "wall time of the window (us)", (double)d->wall_ns_a / 1e3, (double)d->wall_ns_b / 1e3, 1, "%.2f");
     row(f, "memcpys", (double)d->memcpys_a, (double)d->memcpys_b, 0, "%.0f");
     row(f, "memsets", (double)d->memsets_a, (double)d->memsets_b, 0, "%.0f");
     row(f, "API calls", (double)d->api_a, (double)d->api_b, 0, "%.0f");
@@ -389,6 +396,7 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
                     r->occ_a, r->occ_a == 1 ? "" : "s", r->kernels_a, r->kernels_a == 1 ? "" : "s", r->api_a,
                     r->api_a == 1 ? "" : "s");
             row(f, "  GPU time (us)", r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
+            row(f, "  wall time (us)", r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
             continue;
         }
         fprintf(f, "\n  %s: %zu occurrence%s in A, %zu in B\n", r->name, r->occ_a, r->occ_a == 1 ? "" : "s", r->occ_b);
@@ -402,6 +410,7 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
         if (differ(r->memcpys_a, r->memcpys_b)) row(f, "  memcpys", r->memcpys_a, r->memcpys_b, 0, "%g");
         if (differ(r->memsets_a, r->memsets_b)) row(f, "  memsets", r->memsets_a, r->memsets_b, 0, "%g");
         row(f, "  GPU time (us)", r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
+        row(f, "  wall time (us)", r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
         for (size_t k = 0; k < r->n_changes; k++) {
             const wb_seq_change *c = &r->changes[k];
             char b2[80];
@@ -417,8 +426,10 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
             fprintf(f, "    note: the occurrences of %s in %s launch different kernels; the sequence compared is the "
                        "first occurrence's\n", r->name, r->varies_a && r->varies_b ? "A and B" : r->varies_a ? "A" : "B");
     }
-    fprintf(f, "\n%s\n", d->differs ? "The captures launch different work (times are not compared)."
-                                    : "Same launches in both (times are not compared).");
+    fprintf(f, "\n%s\n", d->differs ? "The captures launch different work."
+                                    : "Same launches in both.");
+    fprintf(f, "The verdict (and exit code) counts launches, calls, copies and names; the times above are\n"
+               "one run each, shown as measured: they vary between runs, so they never decide it.\n");
     (void)label_a;
     (void)label_b;
 }
@@ -446,16 +457,16 @@ json_t *wb_capture_diff_json(const wb_capture_diff *d) {
         }
         for (size_t k = 0; k < r->n_api; k++)
             json_array_append_new(api, json_pack("{s:s, s:f, s:f}", "name", r->api[k].name, "a", r->api[k].a, "b", r->api[k].b));
-        json_array_append_new(ranges, json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b}}", "name",
+        json_array_append_new(ranges, json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b}}", "name",
                                                 r->name, "differs", range_differs(r), "occurrences", abi(r->occ_a, r->occ_b),
                                                 "kernels", ab(r->kernels_a, r->kernels_b), "api_calls", ab(r->api_a, r->api_b),
                                                 "memcpys", ab(r->memcpys_a, r->memcpys_b), "memsets",
                                                 ab(r->memsets_a, r->memsets_b), "gpu_ns", ab(r->gpu_ns_a, r->gpu_ns_b),
-                                                "api_calls_by_name", api, "kernel_changes", changes, "occurrences_vary", "a",
+                                                "wall_ns", ab(r->wall_ns_a, r->wall_ns_b), "api_calls_by_name", api, "kernel_changes", changes, "occurrences_vary", "a",
                                                 r->varies_a, "b", r->varies_b));
     }
-    json_t *window = json_pack("{s:o, s:o, s:o, s:o, s:o}", "kernels", abi(d->kernels_a, d->kernels_b), "gpu_ns",
-                               abi(d->gpu_ns_a, d->gpu_ns_b), "memcpys", abi(d->memcpys_a, d->memcpys_b), "memsets",
+    json_t *window = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "kernels", abi(d->kernels_a, d->kernels_b), "gpu_ns",
+                               abi(d->gpu_ns_a, d->gpu_ns_b), "wall_ns", abi(d->wall_ns_a, d->wall_ns_b), "memcpys", abi(d->memcpys_a, d->memcpys_b), "memsets",
                                abi(d->memsets_a, d->memsets_b), "api_calls", abi(d->api_a, d->api_b));
     return json_pack("{s:b, s:o, s:o, s:o, s:o}", "differs", d->differs, "window", window, "kernel_names", kn,
                      "api_calls_by_name", an, "ranges", ranges);

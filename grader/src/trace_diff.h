@@ -38,6 +38,7 @@ typedef struct {
     size_t occ_a, occ_b;
     double kernels_a, kernels_b, api_a, api_b, memcpys_a, memcpys_b, memsets_a, memsets_b;
     double gpu_ns_a, gpu_ns_b;
+    double wall_ns_a, wall_ns_b;                /* the range's own duration on the host clock */
     wb_seq_change *changes; size_t n_changes;
     wb_count_pair *api; size_t n_api;           /* API names whose per-occurrence means differ */
     int varies_a, varies_b;                     /* its occurrences launch different kernel sequences */
@@ -46,10 +47,11 @@ typedef struct {
 typedef struct {
     size_t kernels_a, kernels_b, memcpys_a, memcpys_b, memsets_a, memsets_b, api_a, api_b;
     uint64_t gpu_ns_a, gpu_ns_b;
+    uint64_t wall_ns_a, wall_ns_b;                       /* the profiled windows' durations */
     wb_count_pair *kernel_names; size_t n_kernel_names;  /* every name, in order of first launch */
     wb_count_pair *api_names; size_t n_api_names;        /* every API name */
     wb_range_diff *ranges; size_t n_ranges;              /* A's ranges in time order, then B's others */
-    int differs;              /* any count or name differs (times are not compared) */
+    int differs;              /* any count or name differs; times are shown, never part of this verdict */
 } wb_capture_diff;
 
 int wb_diff_captures(const wb_capture *a, const wb_capture *b, wb_capture_diff *out); /* 0, or -1 out of memory */

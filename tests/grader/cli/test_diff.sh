@@ -22,6 +22,10 @@ contains "$out" "Whole profiled window" "totals"
 contains "$out" "two_kernels:" "by range"
 contains "$out" "cudaGraphLaunch" "API calls by name"
 contains "$out" "The captures launch different work" "the verdict"
+contains "$out" "wall time of the window (us)" "a wall-time row for the window"
+contains "$out" "  wall time (us)" "a wall-time row per range"
+lacks "$out" "times are not compared" "no claim that the times shown are not compared"
+contains "$out" "the times above are" "says what the times are"
 
 out=$("$GRADER" diff "$PROBE_REC" "$PROBE_REC" 2>&1); rc=$?
 expect_rc 0 $rc "a recording against itself, variant by variant"

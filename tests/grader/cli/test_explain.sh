@@ -51,6 +51,11 @@ contains "$out" "cluster (" "the recorded cluster of nvjet kernels"
 out=$(WB_ROOT=$SRC "$GRADER" explain "wb_probe_scale(float*, int, float)" 2>&1)
 contains "$out" "family: compiled from source" "own kernel"
 contains "$out" "source: tests/grader/probe/lessons/00_probe/probe.cu:" "where it is defined"
+# a plain name the course does not define is not called the program's own
+out=$(WB_ROOT=$SRC "$GRADER" explain "totally_unknown_kernel(float*)" 2>&1)
+lacks "$out" "compiled from" "an unknown name is not claimed as the program's own"
+contains "$out" "family: plain kernel name" "said to be a plain name"
+contains "$out" "It is not defined in this" "and that it comes from elsewhere"
 
 # errors
 "$GRADER" explain >/dev/null 2>&1; expect_rc 2 $? "no name"

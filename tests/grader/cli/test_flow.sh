@@ -88,4 +88,18 @@ contains "$out" "cudaGraphLaunch" "confirmed: the diff"
 progress $WB_STATE_DIR "p['01_two']['revealed_by'] == 'grader diff' and '00_probe' not in p"
 out=$($PTY -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 lacks "$out" "Show them anyway?" "asked once: the lesson is revealed now"
+# --- every check keeps only the last few run folders per lesson (1-2 MB of traces each) ---------------
+export WB_STATE_DIR=$WORK/state-runs
+R=$WB_STATE_DIR/runs/00_probe
+mkdir -p $R
+for i in 1 2 3 4 5 6 7; do mkdir $R/2020010$i-000000-1; echo x >$R/2020010$i-000000-1/trace.json; touch -d '2020-01-0'$i $R/2020010$i-000000-1; done
+mkdir $R/20190101-000000-1 # old by its name, but written just now: a check may still be using it
+right_predictions $P 00_probe
+"$GRADER" check 00_probe </dev/null >/dev/null 2>&1
+n=$(ls $R | wc -l)
+[ "$n" = 6 ] || fail "run folders after a check: $n, expected 6 (the newest 5 and the young one): $(ls $R | tr '\n' ' ')"
+[ -d $R/20200104-000000-1 ] || fail "one of the newest 5 was removed"
+[ -d $R/20200103-000000-1 ] && fail "an old run folder past the newest 5 was kept"
+[ -d $R/20190101-000000-1 ] || fail "a run folder written just now was removed"
+ls $R | grep -qv '^20200\|^2019' || fail "the new run folder is gone"
 finish
