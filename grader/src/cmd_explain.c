@@ -10,6 +10,8 @@
 #include "course.h"
 #include "facts.h"
 #include "kernel_names.h"
+#include "term.h"
+#include "text_fit.h"
 #include "trace_diff.h"
 
 #include <jansson.h>
@@ -75,11 +77,13 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
         wb_kernel_explanation_print(stdout, e);
         if (found) printf("  source: %s\n", where);
         if (k) {
-            printf("  launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)", launches, k->grid[0], k->grid[1],
-                   k->grid[2], k->block[0], k->block[1], k->block[2]);
-            if (k->cluster[0] > 0) printf(", cluster (%d,%d,%d)", k->cluster[0], k->cluster[1], k->cluster[2]);
-            printf(", %d registers/thread, %d B static + %d B dynamic shared memory\n", k->registers_per_thread, k->static_shared,
-                   k->dynamic_shared);
+            char line[512], cluster[64] = "";
+            if (k->cluster[0] > 0) snprintf(cluster, sizeof cluster, ", cluster (%d,%d,%d)", k->cluster[0], k->cluster[1], k->cluster[2]);
+            snprintf(line, sizeof line, "launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)%s, %d registers/thread, "
+                     "%d B static + %d B dynamic shared memory", launches, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                     k->block[1], k->block[2], cluster, k->registers_per_thread, k->static_shared, k->dynamic_shared);
+            fputs("  ", stdout);
+            wb_wrap(stdout, line, 2, 10, wb_term_width(stdout));
         }
         printf("\n");
     }

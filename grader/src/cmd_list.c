@@ -15,6 +15,7 @@
 #include "predictions.h"
 #include "progress.h"
 #include "term.h"
+#include "text_fit.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -223,13 +224,15 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
     long index = wb_hint_take(entry, q);
     if (index < 0) {
         printf("No more hints for '%s': you have seen all %zu.\n", q->id, q->n_hints);
-        for (size_t i = 0; i < q->n_hints; i++) printf("  %zu. %s\n", i + 1, q->hints[i]);
+        for (size_t i = 0; i < q->n_hints; i++) printf("  %zu. ", i + 1), wb_wrap(stdout, q->hints[i], 5, 5, wb_term_width(stdout));
         goto out_p;
     }
     if ((rc = wb_progress_save(state, progress, err))) goto out_p;
-    printf("%sHint %ld of %zu%s for '%s' (range %s%s%s):\n  Q: %s\n  %s\n", wb_bold(stdout), index + 1, q->n_hints,
-           wb_reset(stdout), q->id, q->range, q->variant ? ", variant " : "", q->variant ? q->variant : "", q->ask,
-           q->hints[index]);
+    printf("%sHint %ld of %zu%s for '%s' (range %s%s%s):\n  Q: ", wb_bold(stdout), index + 1, q->n_hints, wb_reset(stdout), q->id,
+           q->range, q->variant ? ", variant " : "", q->variant ? q->variant : "");
+    wb_wrap(stdout, q->ask, 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
+    fputs("  ", stdout);
+    wb_wrap(stdout, q->hints[index], 2, 2, wb_term_width(stdout));
     if ((size_t)index + 1 < q->n_hints)
         printf("%zu more: grader hint %s %s\n", q->n_hints - (size_t)index - 1, l.lesson, q->id);
     else

@@ -18,6 +18,7 @@
 #include "paths.h"
 #include "report.h"
 #include "term.h"
+#include "text_fit.h"
 #include "time_facts.h"
 
 #include <jansson.h>
@@ -205,13 +206,22 @@ static int run_verify(const verify_options *o, wb_error *err) {
                 break;
             }
             char desc[512];
-            if (!json)
-                printf("Verifying %s (%s answers, %s) against %s %s\n  GPU: %s\n", key_path, answers->arch,
-                       answers->verified ? "verified" : "unverified", live ? "a live capture" : "the recording",
-                       live ? "" : rec.path, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc));
-            if (!json && rec.calibration.present)
-                printf("  Ceilings: copy %.3f TB/s, bf16 matrix %.1f TFLOP/s (%s)\n", rec.calibration.copy_bytes_per_s / 1e12,
-                       rec.calibration.matrix_flops_per_s / 1e12, rec.calibration.method);
+            if (!json) {
+                char line[9000];
+                snprintf(line, sizeof line, "Verifying %s (%s answers, %s) against %s %s", key_path, answers->arch,
+                         answers->verified ? "verified" : "unverified", live ? "a live capture" : "the recording",
+                         live ? "" : rec.path);
+                wb_wrap(stdout, line, 0, 2, wb_term_width(stdout));
+                fputs("  GPU: ", stdout);
+                wb_wrap(stdout, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), 7, 4, wb_term_width(stdout));
+            }
+            if (!json && rec.calibration.present) {
+                char line[1200];
+                snprintf(line, sizeof line, "Ceilings: copy %.3f TB/s, bf16 matrix %.1f TFLOP/s (%s)",
+                         rec.calibration.copy_bytes_per_s / 1e12, rec.calibration.matrix_flops_per_s / 1e12, rec.calibration.method);
+                fputs("  ", stdout);
+                wb_wrap(stdout, line, 2, 4, wb_term_width(stdout));
+            }
         }
         json_t *diffs = json_array();
         for (size_t i = 0; i < g.n && i < n_facts; i++) {
@@ -281,10 +291,15 @@ static int run_verify(const verify_options *o, wb_error *err) {
                                                     o->repeat));
         if (json) continue;
         char pred[64];
-        printf("  %stime%s     %s %-32s answer %s us, runs:", held == o->repeat ? wb_green(stdout) : wb_red(stdout), wb_reset(stdout),
-               x->prediction->id, x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
-        for (int r = 0; r < o->repeat; r++) printf(" %.1f", v[r]);
-        printf(" (spread %.1f%%; within %.0f%% in %d of %d)\n", 100 * spread, 100 * x->tolerance, held, o->repeat);
+        char line[2048];
+        int n = snprintf(line, sizeof line, "%s %s: answer %s us, runs:", x->prediction->id, x->fact->label,
+                         wb_graded_predicted_text(x, pred, sizeof pred));
+        for (int r = 0; r < o->repeat && n > 0 && (size_t)n < sizeof line; r++) n += snprintf(line + n, sizeof line - (size_t)n, " %.1f", v[r]);
+        if (n > 0 && (size_t)n < sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, " (spread %.1f%%; within %.0f%% in %d of %d)", 100 * spread, 100 * x->tolerance,
+                     held, o->repeat);
+        printf("  %stime%s     ", held == o->repeat ? wb_green(stdout) : wb_red(stdout), wb_reset(stdout));
+        wb_wrap(stdout, line, 11, 13, wb_term_width(stdout));
     }
     wb_grade_free(&first);
     free(first_actual);

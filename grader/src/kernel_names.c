@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "kernel_names.h"
 #include "read_file.h"
+#include "term.h"
+#include "text_fit.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -788,31 +790,14 @@ void wb_explain_kernel(const char *name, wb_kernel_explanation *e) {
 /* ---- output ------------------------------------------------------------------------------- */
 
 /* text, wrapped at width columns, each line after the first indented by indent. */
-static void print_wrapped(FILE *f, const char *text, int indent, int width) {
-    int col = indent;
-    const char *p = text;
-    while (*p) {
-        size_t word = strcspn(p, " ");
-        if (col > indent && col + 1 + (int)word > width) {
-            fprintf(f, "\n%*s", indent, "");
-            col = indent;
-        } else if (col > indent) {
-            fputc(' ', f);
-            col++;
-        }
-        fprintf(f, "%.*s", (int)word, p);
-        col += (int)word;
-        p += word;
-        while (*p == ' ') p++;
-    }
-    fputc('\n', f);
-}
+/* text from column indent, wrapped at word boundaries to the terminal's width (text_fit.h). */
+static void print_wrapped(FILE *f, const char *text, int indent) { wb_wrap(f, text, indent, indent, wb_term_width(f)); }
 
 void wb_kernel_explanation_print(FILE *f, const wb_kernel_explanation *e) {
-    fprintf(f, "%s\n", e->name);
+    wb_wrap(f, e->name, 0, 4, wb_term_width(f)); /* the full name, its parameters on further lines where long */
     if (strcmp(e->base, e->name)) fprintf(f, "  name:   %s\n", e->base);
     fprintf(f, "  family: %s\n          ", e->family);
-    print_wrapped(f, e->summary, 10, 100);
+    print_wrapped(f, e->summary, 10);
     fprintf(f, "  GEMM:   %s\n", e->gemm ? "yes" : "no");
     if (e->n_fields) fprintf(f, "  fields:\n");
     for (size_t i = 0; i < e->n_fields; i++) {
@@ -821,11 +806,11 @@ void wb_kernel_explanation_print(FILE *f, const wb_kernel_explanation *e) {
         if (strlen(x->token) > 28) snprintf(token, sizeof token, "%.25s...", x->token);
         else snprintf(token, sizeof token, "%s", x->token);
         fprintf(f, "    %-28s %s [%s]\n      ", token, x->what, wb_name_basis_label(x->basis));
-        print_wrapped(f, x->meaning, 6, 100);
+        print_wrapped(f, x->meaning, 6);
     }
     for (size_t i = 0; i < e->n_notes; i++) {
         fprintf(f, "  note: ");
-        print_wrapped(f, e->notes[i], 8, 100);
+        print_wrapped(f, e->notes[i], 8);
     }
 }
 

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include "trace_diff.h"
+#include "term.h"
+#include "text_fit.h"
 #include "acquire.h"
 #include "facts.h"
 #include "lesson.h"
@@ -331,10 +333,9 @@ void wb_capture_diff_free(wb_capture_diff *d) {
 
 /* ---- output ------------------------------------------------------------------------------- */
 
+/* A kernel name shortened to what the terminal leaves after a 24-column prefix (text_fit.h). */
 static const char *short_name(const char *name, char *buf, size_t cap) {
-    if (strlen(name) <= 60) return name;
-    snprintf(buf, cap, "%.57s...", name);
-    return buf;
+    return wb_fit_name(name, (size_t)(wb_term_width(stdout) - 24), buf, cap);
 }
 
 static void change_text(char *buf, size_t cap, double a, double b, int percent) {
@@ -392,9 +393,12 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
             continue;
         }
         if (!range_differs(r)) {
-            fprintf(f, "\n  %s: %zu occurrence%s in each, the same launches (%g kernel%s, %g API call%s each)\n", r->name,
-                    r->occ_a, r->occ_a == 1 ? "" : "s", r->kernels_a, r->kernels_a == 1 ? "" : "s", r->api_a,
-                    r->api_a == 1 ? "" : "s");
+            char line[600];
+            snprintf(line, sizeof line, "%s: %zu occurrence%s in each, the same launches (%g kernel%s, %g API call%s each)", r->name,
+                     r->occ_a, r->occ_a == 1 ? "" : "s", r->kernels_a, r->kernels_a == 1 ? "" : "s", r->api_a,
+                     r->api_a == 1 ? "" : "s");
+            fputs("\n  ", f);
+            wb_wrap(f, line, 2, 4, wb_term_width(f));
             row(f, "  GPU time (us)", r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
             row(f, "  wall time (us)", r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
             continue;

@@ -6,7 +6,8 @@
 # name and the memsets and memcpys as the recording holds them (check_report.py computes those
 # from the recording); at COLUMNS=200 the kernel table has its median/min/max columns; with
 # --long-names every kernel's full name is shown. Then the questions a learner is asked on a
-# terminal (through a pseudo-terminal, COLUMNS=80) wrap at word boundaries too.
+# terminal (through a pseudo-terminal, COLUMNS=80) wrap at word boundaries too, and so do hint,
+# explain, diff and verify.
 . "$(dirname "$0")/lib.sh"
 
 check_lesson() { # RECORDING LESSON_DIR LESSON ANSWERS
@@ -45,4 +46,17 @@ assert " ".join(ask.split()) in words, "the question's words are split or lost:\
 assert any(len(l) > 60 for l in lines if l.startswith("  ") and ask.split()[0] in l), "the question was not wrapped near 80"
 PY
 cmp -s "$L/predictions.template.yaml" "$WORK/open.yaml" || fail "quitting at the first question changed the predictions file"
+
+# --- the other commands that print captured facts or texts fit 80 columns too ----------------------
+for cmd in "hint 03 eager-fwd" "explain nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT" "explain --trace 04 --reveal" \
+           "diff lessons/02_linear:separate lessons/02_linear:epilogue --reveal" "verify 03" "verify 05"; do
+    (cd "$SRC" && COLUMNS=80 $GRADER $cmd </dev/null > "$WORK/cmd.txt" 2>&1)
+    python3 - "$WORK/cmd.txt" <<'PY' || fail "grader $cmd at 80 columns"
+import sys
+bad = [l for l in open(sys.argv[1]).read().split("\n") if len(l) > 80 and len(l.split()) > 1]
+if bad:
+    print("over 80 columns:", *bad, sep="\n  ")
+    sys.exit(1)
+PY
+done
 finish
