@@ -26,6 +26,7 @@
 #include "predictions_edit.h"
 #include "progress.h"
 #include "report.h"
+#include "sealed_key.h"
 #include "summary.h"
 #include "term.h"
 #include "text_fit.h"
@@ -633,6 +634,19 @@ static int run_check(const check_options *o, wb_error *err) {
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        /* a released course: explanations open with what this grading captured (sealed_key.h) */
+        char sealed_path[4400];
+        wb_sealed_key_path(lesson.dir, lesson.lesson, sealed_path, sizeof sealed_path);
+        if (!have_key && wb_file_exists(sealed_path) && rec.n_runs) {
+            wb_error key_err = {0};
+            size_t still_sealed = 0;
+            have_key = wb_sealed_key_open(sealed_path, &lesson, rec.runs[0].capture.arch, &grade, &key, &still_sealed,
+                                          &key_err) == 0;
+            if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+            if (still_sealed && !json)
+                fprintf(stderr, "note: %zu explanation%s stay sealed: this capture differs from the verified answers\n",
+                        still_sealed, still_sealed == 1 ? "" : "s");
+        }
         wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson};
         if (json) {
             json_decref(out);

@@ -31,9 +31,10 @@ int cmd_lint(int argc, char **argv);
 
 extern const char LIST_USAGE[], HINT_USAGE[], EXPLAIN_USAGE[], DIFF_USAGE[], NEW_USAGE[], TEMPLATE_USAGE[], LINT_USAGE[];
 
-/* The learner's side (issue 9): cmd_reset.c. */
+/* The learner's side (issue 9): cmd_reset.c, cmd_release.c. */
 int cmd_reset(int argc, char **argv);
-extern const char RESET_USAGE[];
+int cmd_release(int argc, char **argv);
+extern const char RESET_USAGE[], RELEASE_USAGE[];
 
 /* Shared by commands: "--replay [TRACE]" where TRACE is optional. Returns 1 when argv[*i] is
  * --replay or --replay=TRACE, advancing *i past a separate TRACE argument. */

@@ -20,6 +20,7 @@ static const wb_command COMMANDS[] = {
     {"diff", cmd_diff, "what changed between two captures (variants, lessons or GPUs)", DIFF_USAGE},
     {"new", cmd_new, "start a new lesson: program skeleton, lesson.yaml, template, answer key", NEW_USAGE},
     {"template", cmd_template, "print a lesson's predictions template, made from its lesson.yaml", TEMPLATE_USAGE},
+    {"release", cmd_release, "write a learner's copy of the course: answer keys sealed, drafts left out", RELEASE_USAGE},
     {"lint", cmd_lint, "check lessons: lesson.yaml, template, answer key and recordings agree", LINT_USAGE},
 };
 
