@@ -432,8 +432,8 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
     }
     fprintf(f, "\n%s\n", d->differs ? "The captures launch different work."
                                     : "Same launches in both.");
-    fprintf(f, "The verdict (and exit code) counts launches, calls, copies and names; the times above are\n"
-               "one run each, shown as measured: they vary between runs, so they never decide it.\n");
+    wb_wrap(f, "The verdict (and exit code) counts launches, calls, copies and names; the times above are one run each, "
+               "shown as measured: they vary between runs, so they never decide it.", 0, 0, wb_term_width(f));
     (void)label_a;
     (void)label_b;
 }
