@@ -99,7 +99,7 @@ const char *wb_graded_actual_text(const wb_graded_fact *g, char *buf, size_t cap
 
 const char *wb_graded_band_text(const wb_graded_fact *g, char *buf, size_t cap) {
     if (!g->is_time || g->actual < 0) snprintf(buf, cap, "%s", "");
-    else snprintf(buf, cap, "%.1f-%.1f", g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
+    else snprintf(buf, cap, "%.1f to %.1f", g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
     return buf;
 }
 

@@ -54,7 +54,7 @@ double wb_graded_time_at(const wb_graded_fact *g, size_t k);
  * actual that differs by occurrence (counts, bound) or a range that never occurred: "-". */
 const char *wb_graded_predicted_text(const wb_graded_fact *g, char *buf, size_t cap);
 const char *wb_graded_actual_text(const wb_graded_fact *g, char *buf, size_t cap);
-/* The band of predictions that are right, "82.5-137.5" (time facts); "" otherwise. */
+/* The band of predictions that are right, "82.5 to 137.5" (time facts); "" otherwise. */
 const char *wb_graded_band_text(const wb_graded_fact *g, char *buf, size_t cap);
 
 /* Grades every fact whose value is not ~. Time facts use the tolerance of the lesson's question

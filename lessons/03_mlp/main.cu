@@ -173,7 +173,7 @@ static int linear_nobias(cublasHandle_t cublas, bf16 *y, const bf16 *x, const bf
 int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream) {
     const int block = 256;
     size_t threads = (n + 7) / 8;
-    int vectorized = aligned16(a) && aligned16(g);
+    int vectorized = wb_aligned16(a) && wb_aligned16(g);
     gelu_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(a, g, n, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
@@ -182,7 +182,7 @@ int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream) {
 int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t stream) {
     const int block = 256;
     size_t threads = (n + 7) / 8;
-    int vectorized = aligned16(h) && aligned16(a) && aligned16(u);
+    int vectorized = wb_aligned16(h) && wb_aligned16(a) && wb_aligned16(u);
     mul_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(h, a, u, n, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
@@ -198,7 +198,7 @@ int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t str
 gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows,
                                 int cols) {
     gelu_mul_plan p;
-    p.vectorized = aligned16(h) && aligned16(g) && aligned16(u) && ld_h % 8 == 0 && ld_gu % 8 == 0;
+    p.vectorized = wb_aligned16(h) && wb_aligned16(g) && wb_aligned16(u) && ld_h % 8 == 0 && ld_gu % 8 == 0;
     int units = p.vectorized ? cols / 8 : cols; /* work items per row */
     if (units < 1) units = 1;
     int per_row;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wb_bf16x8.cuh" /* unpack_bf16x8, pack_bf16x8, wb_aligned16: 8 bf16 values as one 16-byte access */
+
 typedef __nv_bfloat16 bf16;
 
 /* ---- device math ---------------------------------------------------------------------------- */
@@ -33,28 +35,10 @@ __device__ __forceinline__ float gelu_tanh(float x) {
     return __fdividef(x, 1.0f + __expf(-2.0f * s));
 }
 
-/* 8 bf16 values travel as one 16-byte uint4: one load or store instruction instead of eight. */
-__device__ __forceinline__ void unpack_bf16x8(uint4 v, float f[8]) {
-    const __nv_bfloat162 *p = reinterpret_cast<const __nv_bfloat162 *>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 t = __bfloat1622float2(p[i]);
-        f[2 * i] = t.x;
-        f[2 * i + 1] = t.y;
-    }
-}
-
-__device__ __forceinline__ uint4 pack_bf16x8(const float f[8]) {
-    uint4 v;
-    __nv_bfloat162 *p = reinterpret_cast<__nv_bfloat162 *>(&v);
-#pragma unroll
-    for (int i = 0; i < 4; i++) p[i] = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
-    return v;
-}
+/* The name kernel_bench.cu uses. */
+static inline int aligned16(const void *p) { return wb_aligned16(p); }
 
 /* ---- main.cu's launchers -------------------------------------------------------------------- */
-
-static inline int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* a (n) = gelu(g (n)): one gelu_kernel launch. */
 int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream);
