@@ -185,7 +185,7 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
         break;
     case WB_FACT_GPU_US: snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", p->range); break;
     case WB_FACT_WALL_US: snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", p->range); break;
-    case WB_FACT_BOUND: snprintf(buf, cap, "where range '%s' spends its time: overhead, memory or compute", p->range); break;
+    case WB_FACT_BOUND: snprintf(buf, cap, "where range '%s' spends its time: overhead (1), memory (2) or compute (3)", p->range); break;
     }
 }
 
@@ -215,9 +215,10 @@ static void on_interrupt(int sig) { interrupted = sig; }
  * the file's (predictions.c): whole counts, decimal microseconds, a bound's name. */
 static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
     *e = (wb_answer_edit){f->line, f->column, 0, ""};
-    if (f->kind == WB_FACT_BOUND) {
-        if (wb_bound_parse(s) < 0) return 0;
-        snprintf(e->text, sizeof e->text, "%s", s);
+    if (f->kind == WB_FACT_BOUND) { /* a name, or its number in the prompt: 1 overhead, 2 memory, 3 compute */
+        int b = s[0] >= '1' && s[0] <= '0' + WB_BOUND_COUNT && !s[1] ? s[0] - '1' : wb_bound_parse(s);
+        if (b < 0) return 0;
+        snprintf(e->text, sizeof e->text, "%s", wb_bound_name(b));
         return 1;
     }
     size_t len = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
@@ -295,7 +296,7 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                     n++;
                     break;
                 }
-                if (f->kind == WB_FACT_BOUND) printf("  overhead, memory or compute, please (Enter skips, q stops)\n");
+                if (f->kind == WB_FACT_BOUND) printf("  overhead, memory or compute (or 1, 2, 3), please (Enter skips, q stops)\n");
                 else if (wb_fact_is_time(f->kind)) printf("  a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)\n");
                 else printf("  a whole number from 0 to %d, please (Enter skips, q stops)\n", WB_YAML_MAX_COUNT);
             }
