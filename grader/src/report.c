@@ -173,20 +173,21 @@ void wb_report_work_text(FILE *f, const wb_report_context *ctx, const wb_grade *
         const char *v = l->work[i].variant ? l->work[i].variant : l->variants[0].name;
         if (!variant_graded(g, v) || work_row_of(ctx, &l->work[i], &row) || row.bound < 0) continue;
         if (!header) {
-            fprintf(f, "\n%sWhere the time goes%s (declared work against this GPU's measured ceilings: copy %.2f TB/s, bf16 "
-                    "matrix %.0f TFLOP/s)\n", wb_bold(f), wb_reset(f), cal->copy_bytes_per_s / 1e12, cal->matrix_flops_per_s / 1e12);
-            fprintf(f, "  %-12s %-14s %9s %9s %8s %9s %9s %6s  %s\n", "variant", "range", "GFLOP", "MB", "floor us", "GPU us",
-                    "wall us", "x floor", "TFLOP/s  TB/s  bound");
+            char line[256];
+            fprintf(f, "\n%sWhere the time goes%s\n", wb_bold(f), wb_reset(f));
+            snprintf(line, sizeof line, "Each declared range's work against this GPU's measured ceilings: copy %.2f TB/s, bf16 "
+                     "matrix %.0f TFLOP/s. floor = max(FLOPs / matrix rate, bytes / copy bandwidth); x floor = GPU time / "
+                     "floor; medians over the occurrences.", cal->copy_bytes_per_s / 1e12, cal->matrix_flops_per_s / 1e12);
+            fputs("  ", f);
+            wb_wrap(f, line, 2, 2, wb_term_width(f));
+            fprintf(f, "  %-14s %-12s %8s %8s %7s %7s %5s  %s\n", "variant", "range", "floor us", "GPU us", "x floor", "TFLOP/s",
+                    "TB/s", "bound");
             header = 1;
         }
-        fprintf(f, "  %-12s %-14s %9.3f %9.3f %8.2f %9.2f %9.2f %6.2f  %7.1f %5.2f  %s\n", row.variant, row.work->range,
-                row.work->flops / 1e9, row.work->bytes / 1e6, row.in.floor_us, row.gpu_us, row.wall_us,
+        fprintf(f, "  %-14s %-12s %8.2f %8.2f %7.2f %7.1f %5.2f  %s\n", row.variant, row.work->range, row.in.floor_us, row.gpu_us,
                 row.in.floor_us > 0 ? row.gpu_us / row.in.floor_us : 0, per_s(row.work->flops, row.gpu_us) / 1e12,
                 per_s(row.work->bytes, row.gpu_us) / 1e12, wb_bound_name(row.bound));
     }
-    if (header)
-        fprintf(f, "  %sfloor = max(FLOPs / matrix rate, bytes / copy bandwidth); x floor = GPU / floor; medians over the "
-                "occurrences%s\n", wb_dim(f), wb_reset(f));
 }
 
 static json_t *work_json(const wb_report_context *ctx, const wb_grade *g) {
