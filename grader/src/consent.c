@@ -5,6 +5,8 @@
 #include "lesson.h"
 #include "paths.h"
 #include "progress.h"
+#include "term.h"
+#include "text_fit.h"
 
 #include <jansson.h>
 #include <libgen.h>
@@ -16,7 +18,10 @@
 int wb_can_ask(void) { return isatty(STDIN_FILENO) && isatty(STDERR_FILENO); }
 
 int wb_confirm(const char *question) {
-    fprintf(stderr, "%s [y/N] ", question);
+    char prompt[1024];
+    snprintf(prompt, sizeof prompt, "%s [y/N]", question);
+    wb_wrap_open(stderr, prompt, 0, 0, wb_term_width(stderr));
+    fputc(' ', stderr);
     fflush(stderr);
     char *line = NULL;
     size_t cap = 0;
@@ -76,9 +81,11 @@ int wb_reveal_gate(const char *lesson, const char *recording, const char *comman
     if (news < 0) return err->code;
     if (!news) return 0;
     if (!consent && wb_can_ask()) {
-        fprintf(stderr, "Lesson %s is not graded yet: %s shows %s, which its questions ask you to predict.\n"
-                        "Seeing them first is recorded in your progress, and a later score is then not a first try.\n",
-                lesson, command, what);
+        char text[1024];
+        snprintf(text, sizeof text, "Lesson %s is not graded yet: %s shows %s, which its questions ask you to predict. "
+                 "Seeing them first is recorded in your progress, and a later score is then not a first try.", lesson, command,
+                 what);
+        wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
         consent = wb_confirm("Show them anyway?");
         if (!consent)
             return wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict lesson %s first (grader check %s), then look again",
