@@ -7,9 +7,7 @@
 # Prints a RESULT line per contender (the engine twice: --attn bmm and --attn flash) and a
 # small table. Environment: STEPS (default 20 measured
 # steps), WARMUP (5), MODES (PyTorch modes, default "eager,compile"), SKIP_TORCH=1, CPU=1 (also
-# the CPU backend on a small configuration), ATTNS (engine spellings, default "bmm flash"; add
-# "flash-r2" for --attn flash with round 2's versions of the switchable kernels,
-# WB_FLASH_FWD=2 WB_FLASH_BWD=2 WB_LN_BWD=2).
+# the CPU backend on a small configuration), ATTNS (engine spellings, default "bmm flash").
 set -eu
 build=${1:-build}
 bin=$build/bin/lesson_04_gpt2_autodiff
@@ -21,9 +19,7 @@ trap 'rm -rf "$out"' EXIT
 
 for attn in ${ATTNS:-bmm flash}; do
     echo "== engine (CUDA backend, bf16, --attn $attn) =="
-    a=$attn; v=""
-    [ "$attn" = flash-r2 ] && a=flash v="WB_FLASH_FWD=2 WB_FLASH_BWD=2 WB_LN_BWD=2"
-    env $v "$bin" --backend cuda --attn "$a" --preset 124m --data random --vocab 50257 --steps $((steps + warmup)) \
+    "$bin" --backend cuda --attn "$attn" --preset 124m --data random --vocab 50257 --steps $((steps + warmup)) \
         --profile-warmup "$warmup" --log-every 5 --out "$out/ours" | tee "$out/$attn.run"
     r=$(sed -n 's/^summary: .*median \([0-9.]*\) ms\/step, \([0-9]*\) tok\/s.*/\2 \1/p' "$out/$attn.run")
     [ -n "$r" ] || r="failed failed"

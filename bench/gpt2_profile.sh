@@ -8,9 +8,7 @@
 #   bench/gpt2_profile.sh [BUILD_DIR]     (run from the repository root; default build)
 #
 # Writes the logs and captures under $OUT/gpt2_profile (or /tmp/gpt2_profile). Environment:
-# ATTN (default "flash bmm"; "flash-r2" is --attn flash with round 2's versions of the kernels that
-# round 2 rewrote behind a switch, WB_FLASH_FWD=2 WB_FLASH_BWD=2 WB_LN_BWD=2, for a comparison in
-# the same run), STEPS (captured steps, default 3),
+# ATTN (default "flash bmm"), STEPS (captured steps, default 3),
 # BENCH=1, FIXTURE (a fixture file; default the committed one).
 set -u
 B=${1:-build}
@@ -31,10 +29,8 @@ echo "rc=$?"; grep -E "FAIL|passed" "$R/fixture.txt"
 
 for attn in ${ATTN:-flash bmm}; do
     echo "== capture: GPT-2 124M, --attn $attn, $steps steps after 2 warm-up steps"
-    a=$attn; v=""
-    [ "$attn" = flash-r2 ] && a=flash v="WB_FLASH_FWD=2 WB_FLASH_BWD=2 WB_LN_BWD=2"
-    env $v CUDA_INJECTION64_PATH=$PWD/$B/lib/libwb_capture.so NVTX_INJECTION64_PATH=$CUPTI WB_CAPTURE_OUT=$R/$attn.json \
-        "$B/bin/lesson_04_gpt2_autodiff" --backend cuda --attn "$a" --preset 124m --data random --vocab 50257 \
+    env CUDA_INJECTION64_PATH=$PWD/$B/lib/libwb_capture.so NVTX_INJECTION64_PATH=$CUPTI WB_CAPTURE_OUT=$R/$attn.json \
+        "$B/bin/lesson_04_gpt2_autodiff" --backend cuda --attn "$attn" --preset 124m --data random --vocab 50257 \
         --steps $((steps + 2)) --profile-warmup 2 --log-every 1 --out "$R/out-$attn" > "$R/$attn.log" 2>&1
     echo "rc=$?"; grep -E "^step|^summary" "$R/$attn.log" | tail -4
     python3 tools/device/capture_summary.py "$R/$attn.json" 2>&1 | head -45 | tee "$R/$attn-summary.txt"

@@ -1,6 +1,6 @@
 /*
  * cuda_emu.h: just enough of CUDA, run on the CPU, to execute lesson 04's CUDA backend
- * (engine/backend_cuda.cu, compiled as C++ with WB_CUDA_EMULATION) where no GPU is. It checks
+ * (engine/cuda/, compiled as C++ with WB_CUDA_EMULATION) where no GPU is. It checks
  * the backend's host logic (shapes, strides, which kernel, which cuBLASLt layout and op) and its
  * kernels' indexing and arithmetic, not performance or the hardware's memory model.
  *

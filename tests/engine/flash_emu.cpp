@@ -1,5 +1,5 @@
 /*
- * flash_emu.cpp: the CUDA backend's flash-attention kernels (engine/flash_attention.cuh), compiled
+ * flash_emu.cpp: the CUDA backend's flash-attention kernels (engine/cuda/attention.cu), compiled
  * for the CPU and run under a small emulation of CUDA's execution model, against a float64
  * reference. It checks the kernels' indexing, masking, online softmax and the backward pass's
  * products where no GPU is (CI); tests/engine/gpu_ops.c checks them on the GPU itself.
@@ -18,11 +18,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda_emu.h"
+#include "cuda_runtime_emu.h"
 
-typedef __nv_bfloat16 bf16;
-
-#include "flash_attention.cuh"
+#include "cuda/attention.cu"
 
 /* Runs kernel() over grid (gx, gy) with `threads` threads a block. */
 template <typename F>
@@ -50,7 +48,7 @@ static double rel_err(const std::vector<double> &out, const std::vector<double> 
 }
 
 /* B, H, T, D = 64; q, k, v as strided views of one (B, T, 3 H D) buffer, as the model passes them */
-static int check(int B, int H, int T, int vec, int fwd, int bwd = 2) {
+static int check(int B, int H, int T, int vec) {
     const int D = 64, C = H * D;
     const float scale = 1.0f / 8.0f;
     const int64_t rows = (int64_t)B * H * T;
@@ -70,8 +68,7 @@ static int check(int B, int H, int T, int vec, int fwd, int bwd = 2) {
     for (int64_t *s : {a.os, a.gs}) s[0] = (int64_t)T * C, s[1] = D, s[2] = C;
     a.H = H, a.T = T, a.scale = scale;
     unsigned tiles = (unsigned)((T + 63) / 64);
-    if (fwd == 1) launch((unsigned)(B * H), tiles, 128, [&] { k_flash_fwd(a, vec); });
-    else launch((unsigned)(B * H), (unsigned)((T + 127) / 128), 128, [&] { k_flash_fwd2(a, vec); });
+    launch((unsigned)(B * H), tiles, 128, [&] { k_flash_fwd(a, vec); });
 
     /* float64 reference from the same bf16 inputs */
     std::vector<double> o_ref(out.size()), o_got(out.size()), lse_ref(rows), lse_got(rows);
@@ -106,8 +103,7 @@ static int check(int B, int H, int T, int vec, int fwd, int bwd = 2) {
     for (int64_t *s : {a.gqs, a.gks, a.gvs}) s[0] = (int64_t)T * 3 * C, s[1] = D, s[2] = 3 * C;
     std::fill(scratch.begin(), scratch.end(), 0.0f);
     launch((unsigned)((rows + 31) / 32), 1, 256, [&] { k_flash_bwd_pre(a, rows, vec); });
-    if (bwd == 1) launch((unsigned)(B * H), tiles, 128, [&] { k_flash_bwd(a, vec); });
-    else launch((unsigned)(B * H), tiles, 128, [&] { k_flash_bwd2(a, vec); });
+    launch((unsigned)(B * H), tiles, 128, [&] { k_flash_bwd(a, vec); });
     launch((unsigned)((rows * 8 + 255) / 256), 1, 256, [&] { k_flash_dq_finish(a, rows * 8, vec); });
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
@@ -130,35 +126,27 @@ static int check(int B, int H, int T, int vec, int fwd, int bwd = 2) {
             }
     for (size_t i = 0; i < gqkv.size(); i++) gq_got[i] = __bfloat162float(gqkv[i]);
     double e_g = rel_err(gq_got, gq_ref);
-    int ok = e_o < 1e-2 && e_l < 1e-3 && e_g < 3e-2;
-    printf("flash attention B=%d H=%d T=%d (%s loads, forward v%d, backward v%d): out %.2e lse %.2e dqkv %.2e %s\n", B, H, T,
-           vec ? "16-byte" : "2-byte", fwd, bwd, e_o, e_l, e_g, ok ? "PASS" : "FAIL");
+    int ok = e_o < 5e-3 && e_l < 1e-3 && e_g < 5e-3; /* bf16 inputs and P, dS rounded to bf16: ~2.4e-3 */
+    printf("flash attention B=%d H=%d T=%d (%s loads): out %.2e lse %.2e dqkv %.2e %s\n", B, H, T,
+           vec ? "16-byte" : "2-byte", e_o, e_l, e_g, ok ? "PASS" : "FAIL");
     return ok;
 }
 
 int main(void) {
     int passed = 0, failed = 0;
-    /* both forward kernels: k_flash_fwd (64 rows a block, the default) and k_flash_fwd2 (128, WB_FLASH_FWD=2) */
-    for (int fwd = 1; fwd <= 2; fwd++) { /* with backward v1 and v2 */
-        const int bwd = fwd;
-        /* T not a multiple of 64 (a partial last tile), more than one tile, both load paths */
-        (check(1, 2, 100, 1, fwd, bwd) ? passed : failed)++;
-        (check(2, 1, 70, 0, fwd, bwd) ? passed : failed)++;
-        (check(1, 1, 130, 1, fwd, bwd) ? passed : failed)++;
-        (check(1, 1, 64, 1, fwd, bwd) ? passed : failed)++; /* exactly one tile */
-        (check(2, 1, 1, 1, fwd, bwd) ? passed : failed)++;  /* one token */
-        /* again with warps out of step (cuda_emu.h's skew): a missing barrier before a tile is
-         * refilled lets warp 0 poison what the others still read. T = 200: version 2's second
-         * block skips its first row tiles on the last key tile; 256: full 128-row blocks */
-        emu_skew_us = 30;
-        (check(1, 1, 200, 1, fwd, bwd) ? passed : failed)++;
-        emu_skew_us = 0;
-    }
-    (check(1, 1, 256, 1, 2) ? passed : failed)++;
-    emu_skew_us = 30; /* backward v2 drops the end-of-tile barrier: skewed warps, several query tiles */
-    (check(1, 1, 260, 1, 2) ? passed : failed)++;
+    /* T not a multiple of 64 (a partial last tile), more than one tile, both load paths */
+    (check(1, 2, 100, 1) ? passed : failed)++;
+    (check(2, 1, 70, 0) ? passed : failed)++;
+    (check(1, 1, 130, 1) ? passed : failed)++;
+    (check(1, 1, 64, 1) ? passed : failed)++; /* exactly one tile */
+    (check(2, 1, 1, 1) ? passed : failed)++;  /* one token */
+    (check(1, 2, 300, 0) ? passed : failed)++;
+    /* again with warps out of step (cuda_emu.h's skew): a missing barrier before a tile is
+     * refilled lets warp 0 poison what the others still read; several query tiles */
+    emu_skew_us = 30;
+    (check(1, 1, 200, 1) ? passed : failed)++;
+    (check(1, 1, 260, 1) ? passed : failed)++;
     emu_skew_us = 0;
-    (check(1, 2, 300, 0, 2) ? passed : failed)++;
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -5,8 +5,9 @@
  *
  * Shapes are larger than in the gradient checks so that rows span several warps and blocks.
  * bf16 inputs are rounded to bf16 before both runs, so the measure is the kernels' own error:
- * f32 within 1e-4 (cuBLASLt f32 GEMMs, f32 reductions), bf16 within 3e-2 (one rounding per
- * stored intermediate).
+ * f32 within 1e-4 (cuBLASLt f32 GEMMs, f32 reductions), bf16 within 1e-2 (one rounding per
+ * stored intermediate: the measured errors are 1e-3 to 4e-3, so a wrong index or a missed
+ * accumulation, errors of order 1, cannot pass).
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,8 +80,8 @@ static const prim_case CASES[] = {
     /* bf16: the flash kernels (T not a multiple of the 64-row tiles); f32: the bmm fallback.
      * P and dS are rounded to bf16 before their tensor-core products, hence the looser bound. */
     {"attention", f_attention, 3, {{4, {2, 2, 100, 64}, IN_NORMAL, 0}, {4, {2, 2, 100, 64}, IN_NORMAL, 0},
-                                   {4, {2, 2, 100, 64}, IN_NORMAL, 0}}, 5e-2},
-    {"attention on qkv views", f_attention_qkv, 1, {{S3(2, 130, 384), IN_NORMAL, 0}}, 5e-2},
+                                   {4, {2, 2, 100, 64}, IN_NORMAL, 0}}, 1e-2},
+    {"attention on qkv views", f_attention_qkv, 1, {{S3(2, 130, 384), IN_NORMAL, 0}}, 1e-2},
     {"fan-out", f_residual_twice, 1, {{S2(64, 70), IN_NORMAL, 0}}, 0},
     /* sizes that take the 16-byte paths: contiguous multiples of 8 (vec8), rows of 8 behind a
      * permute or a broadcast (rows8), rows held in registers (softmax, layer norm, C % 8 == 0),
@@ -98,7 +99,7 @@ static const prim_case CASES[] = {
     {"layernorm 770 (any width)", f_layernorm, 3, {{S2(40, 770), IN_NORMAL, 0}, {S1(770), IN_NORMAL, 0}, {S1(770), IN_NORMAL, 0}}, 0},
     /* flash attention: 3 heads, 4 tiles (a partial one), B*H*T odd (the f32 dQ buffer's alignment) */
     {"attention, 3 heads x 201", f_attention, 3, {{4, {1, 3, 201, 64}, IN_NORMAL, 0}, {4, {1, 3, 201, 64}, IN_NORMAL, 0},
-                                                  {4, {1, 3, 201, 64}, IN_NORMAL, 0}}, 5e-2},
+                                                  {4, {1, 3, 201, 64}, IN_NORMAL, 0}}, 1e-2},
     {"cross entropy, vec8", f_cross_entropy_wide, 2, {{S3(2, 40, 136), IN_NORMAL, 0}, {S2(2, 40), IN_INDEX, 131}}, 0},
     /* round 2: rows wide enough for k_ce_lse's four-vector loop (8 x 4 x 256 logits) and its
      * one-vector rest; a tall column sum whose width is no multiple of 8 (the 2-byte pass 1) */
@@ -178,7 +179,7 @@ int main(void) {
     }
     printf("CUDA backend vs CPU (float64) on %s\n", gpu->device_name);
     const wb_dtype dts[2] = {WB_F32, WB_BF16};
-    const double tols[2] = {1e-4, 3e-2};
+    const double tols[2] = {1e-4, 1e-2};
     int failed = 0, passed = 0;
     for (size_t ci = 0; ci < sizeof CASES / sizeof CASES[0]; ci++) {
         const prim_case *c = &CASES[ci];

@@ -1,8 +1,8 @@
 /*
  * test_launch_plan.c: what one training step of the lesson's tiny GPT-2 asks the backend to do,
  * counted per NVTX range on the CPU backend, translated to what the CUDA backend launches for
- * each call (backend_cuda.cu: cross_entropy is 2 kernels, layernorm_backward 2, norm_sq 2,
- * everything else 1; a GEMM is one cublasLtMatmul call). These are the counts the lesson's
+ * each call by the CUDA backend's own plan (engine/cuda/launch_plan.h, the functions its
+ * launchers use to pick their paths; a GEMM is one cublasLtMatmul call). These are the counts the lesson's
  * answer key (expectations/04_gpt2_autodiff.yaml) predicts for the CUDA trace; cuBLASLt's own
  * choices (an extra split-K kernel, a memset) can only be seen on the GPU.
  */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "adamw.h"
+#include "cuda/launch_plan.h"
 #include "engine.h"
 #include "gpt2.h"
 #include "wb_check.h"
@@ -58,14 +59,7 @@ static int c_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, con
     return real.unary_backward(be, op, ga, g, a, y);
 }
 static int c_sum_into(wb_backend *be, const wb_tensor *d, const wb_tensor *s, double sc, int acc) {
-    /* backend_cuda.cu: a column sum over 1024 rows or more runs in two passes */
-    int mask = 0, k = 0;
-    int64_t n_red = 1;
-    for (int i = 0; i < s->ndim; i++)
-        if (d->shape[i] == 1 && s->shape[i] != 1) mask |= 1 << i, n_red *= s->shape[i];
-    while (k < s->ndim && (mask >> k & 1)) k++;
-    int two = k > 0 && mask == (1 << k) - 1 && wb_is_contiguous(d) && wb_is_contiguous(s) && n_red >= 1024;
-    count(1 + two, 0, 0, 0);
+    count(1 + wb_cuda_sum_into_two_pass(d, s), 0, 0, 0);
     return real.sum_into(be, d, s, sc, acc);
 }
 static int c_causal_mask(wb_backend *be, const wb_tensor *o, const wb_tensor *i, double f, int acc) {
@@ -78,9 +72,7 @@ static int c_dropout(wb_backend *be, const wb_tensor *o, const wb_tensor *i, flo
 }
 static int c_gemm(wb_backend *be, const wb_tensor *o, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
                   double al, int acc) {
-    /* backend_cuda.cu: the bias goes into the epilogue when out is row-major 2-D, else one more kernel */
-    int epilogue = bias && o->ndim == 2 && o->stride[1] == 1 && !acc;
-    count(1 + (bias && !epilogue), 1, 0, 0);
+    count(wb_cuda_gemm_kernels(o, bias, acc), 1, 0, 0);
     return real.gemm(be, o, a, b, bias, al, acc);
 }
 static int c_softmax(wb_backend *be, const wb_tensor *o, const wb_tensor *i, double s, int c) {
@@ -99,9 +91,7 @@ static int c_layernorm(wb_backend *be, const wb_tensor *o, const wb_tensor *m, c
 static int c_layernorm_backward(wb_backend *be, const wb_tensor *gi, const wb_tensor *gw, const wb_tensor *gb,
                                 const wb_tensor *g, const wb_tensor *i, const wb_tensor *w, const wb_tensor *m,
                                 const wb_tensor *r) {
-    /* backend_cuda.cu: one fused pass (input gradient and per-block column sums), then one kernel
-     * that adds the blocks' sums into the gain and bias gradients */
-    count((gi || gw || gb) + (gw || gb), 0, 0, 0);
+    count(wb_cuda_layernorm_backward_kernels(gi != NULL, gw != NULL, gb != NULL), 0, 0, 0);
     return real.layernorm_backward(be, gi, gw, gb, g, i, w, m, r);
 }
 static int c_gather_rows(wb_backend *be, const wb_tensor *o, const wb_tensor *t, const wb_tensor *i) {
@@ -114,7 +104,7 @@ static int c_scatter_add_rows(wb_backend *be, const wb_tensor *gt, const wb_tens
 }
 static int c_cross_entropy(wb_backend *be, const wb_tensor *l, const wb_tensor *lse, const wb_tensor *lg,
                            const wb_tensor *t, int64_t v) {
-    count(2, 0, 0, 0);
+    count(WB_CUDA_CROSS_ENTROPY_KERNELS, 0, 0, 0);
     return real.cross_entropy(be, l, lse, lg, t, v);
 }
 static int c_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gs, const wb_tensor *lse,
@@ -130,12 +120,11 @@ static int c_attention(wb_backend *be, const wb_tensor *o, const wb_tensor *l, c
 static int c_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
                                 const wb_tensor *g, const wb_tensor *o, const wb_tensor *l, const wb_tensor *q,
                                 const wb_tensor *k, const wb_tensor *v, double s) {
-    /* k_flash_bwd_pre, k_flash_bwd; with dq: a memset of its f32 buffer and k_flash_dq_finish */
-    count(2 + (gq != NULL), 0, gq != NULL, 0);
+    count(wb_cuda_attention_backward_kernels(gq != NULL), 0, wb_cuda_attention_backward_memsets(gq != NULL), 0);
     return real.attention_backward(be, gq, gk, gv, g, o, l, q, k, v, s);
 }
 static int c_norm_sq(wb_backend *be, void *o, const void *g, int64_t n, wb_dtype d) {
-    count(2, 0, 0, 0);
+    count(WB_CUDA_NORM_SQ_KERNELS, 0, 0, 0);
     return real.norm_sq(be, o, g, n, d);
 }
 static int c_adamw(wb_backend *be, const wb_adamw_args *a) {

@@ -5,7 +5,7 @@
  * only runs kernels on memory it allocated. Two backends implement this table:
  *
  *   backend_cpu.c   reference: f32 and f64 (f64 for the finite-difference gradient checks)
- *   backend_cuda.cu CUDA: bf16 storage with f32 accumulation, or f32; GEMMs through cuBLASLt
+ *   cuda/           CUDA: bf16 storage with f32 accumulation, or f32; GEMMs through cuBLASLt
  *
  * Rules every kernel follows (so that a faster CUDA backend can be dropped in later):
  *   - `accumulate` = 1 means out += result (pullbacks), 0 means out = result (forward).

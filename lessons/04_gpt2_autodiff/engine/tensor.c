@@ -1,8 +1,16 @@
-/* tensor.c: see tensor.h. Shape arithmetic only; nothing here touches tensor memory. */
+/*
+ * tensor.c: see tensor.h and engine.h. Shape arithmetic first (nothing there touches tensor
+ * memory), then the tensors of a context: wb_new (memory from the activation and gradient arenas),
+ * wb_wrap (memory the caller owns, such as parameters), wb_grad_of, and the host copies.
+ */
 #include "tensor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "engine.h"
+#include "wb_check.h"
 
 size_t wb_dtype_size(wb_dtype d) {
     switch (d) {
@@ -160,4 +168,104 @@ uint16_t wb_f32_to_bf16(float f) {
     if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) return (uint16_t)((u >> 16) | 0x40); /* NaN */
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * tensors in a context: new ones in its arenas, wrapped memory, gradients, host copies
+ * ------------------------------------------------------------------------------------------ */
+wb_tensor *wb_new(wb_ctx *ctx, wb_dtype dtype, int ndim, const int64_t *shape, int with_grad) {
+    if (ctx->status != WB_OK) return NULL;
+    wb_tensor *t = wb_arena_alloc(&ctx->host, sizeof *t);
+    if (!t) goto oom;
+    memset(t, 0, sizeof *t);
+    t->dtype = dtype;
+    wb_set_shape(t, ndim, shape);
+    size_t bytes = (size_t)wb_numel(t) * wb_dtype_size(dtype);
+    t->data = wb_arena_alloc(&ctx->act, bytes);
+    if (!t->data) goto oom;
+    if (with_grad && ctx->grad_enabled) {
+        t->grad = wb_arena_alloc(&ctx->grad, bytes);
+        if (!t->grad) goto oom;
+    }
+    return t;
+oom:
+    fprintf(stderr, "wb_new: out of arena memory\n");
+    ctx->status = WB_FAIL;
+    return NULL;
+}
+
+wb_tensor *wb_wrap(wb_ctx *ctx, void *data, void *grad, wb_dtype dtype, int ndim, const int64_t *shape) {
+    if (ctx->status != WB_OK) return NULL;
+    wb_tensor *t = wb_arena_alloc(&ctx->host, sizeof *t);
+    if (!t) {
+        ctx->status = WB_FAIL;
+        return NULL;
+    }
+    memset(t, 0, sizeof *t);
+    t->dtype = dtype;
+    wb_set_shape(t, ndim, shape);
+    t->data = data;
+    t->grad = ctx->grad_enabled ? grad : NULL;
+    return t;
+}
+
+wb_tensor *wb_grad_of(wb_ctx *ctx, const wb_tensor *t) {
+    if (!t || !t->grad) return NULL;
+    wb_tensor *g = wb_arena_alloc(&ctx->host, sizeof *g);
+    if (!g) {
+        ctx->status = WB_FAIL;
+        return NULL;
+    }
+    *g = *t;
+    g->data = t->grad;
+    g->grad = NULL;
+    return g;
+}
+
+/* Host staging of a tensor's elements in row-major order, whatever its strides. */
+static int transfer(wb_ctx *ctx, const wb_tensor *t, void *mem, double *host, int down) {
+    int64_t n = wb_numel(t);
+    size_t es = wb_dtype_size(t->dtype);
+    /* Span of memory the tensor touches (all strides are >= 0 in this engine). */
+    int64_t span = 1;
+    for (int i = 0; i < t->ndim; i++) span += (t->shape[i] - 1) * t->stride[i];
+    if (n == 0) return WB_OK;
+    char *buf = malloc((size_t)span * es);
+    if (!buf) return WB_FAIL;
+    int rc = WB_OK;
+    /* an upload into a view must keep the elements between its strides: read them first */
+    if ((down || span != n) && ctx->be->to_host(ctx->be, buf, mem, (size_t)span * es) != WB_OK) rc = WB_FAIL;
+    for (int64_t i = 0; rc == WB_OK && i < n; i++) {
+        char *p = buf + wb_offset_of(t, i) * (int64_t)es;
+        switch (t->dtype) {
+        case WB_F32:
+            if (down) host[i] = *(float *)p;
+            else *(float *)p = (float)host[i];
+            break;
+        case WB_F64:
+            if (down) host[i] = *(double *)p;
+            else *(double *)p = host[i];
+            break;
+        case WB_BF16:
+            if (down) host[i] = wb_bf16_to_f32(*(uint16_t *)p);
+            else *(uint16_t *)p = wb_f32_to_bf16((float)host[i]);
+            break;
+        case WB_I32:
+            if (down) host[i] = *(int32_t *)p;
+            else *(int32_t *)p = (int32_t)host[i];
+            break;
+        }
+    }
+    if (rc == WB_OK && !down) rc = ctx->be->to_device(ctx->be, mem, buf, (size_t)span * es);
+    free(buf);
+    return rc;
+}
+
+int wb_upload(wb_ctx *ctx, const wb_tensor *t, const double *host) {
+    return transfer(ctx, t, t->data, (double *)host, 0);
+}
+int wb_download(wb_ctx *ctx, const wb_tensor *t, double *host) { return transfer(ctx, t, t->data, host, 1); }
+int wb_download_grad(wb_ctx *ctx, const wb_tensor *t, double *host) {
+    if (!t->grad) return WB_FAIL;
+    return transfer(ctx, t, t->grad, host, 1);
 }

@@ -1,32 +1,13 @@
 /*
- * flash_attention.cuh: the fused causal attention kernels of the CUDA backend (backend_cuda.cu
- * includes this file; its host functions launch them). Kept apart so that
- * tests/engine/flash_emu.cpp can compile these same kernels for the CPU, on an emulation of
- * threads, warps, mma.sync, ldmatrix and cp.async (tests/engine/cuda_emu.h), and check them where
- * no GPU is.
+ * attention.cu: fused causal attention (bf16, head size 64) and its pullback, FlashAttention-2
+ * style on the tensor cores (mma.sync m16n8k16, ldmatrix, cp.async): the (T, T) scores never
+ * leave the chip. tests/engine/flash_emu.cpp compiles these same kernels for the CPU, on an
+ * emulation of threads, warps, mma.sync, ldmatrix and cp.async (tests/engine/cuda_emu.h), and
+ * checks them against a float64 reference where no GPU is.
  *
- * Needs: bf16 (__nv_bfloat16 or the emulator's), __shfl_xor_sync, atomicAdd, sm_80 or newer (the
- * PTX below: mma.sync m16n8k16 bf16, ldmatrix, cp.async).
+ * Needs sm_80 or newer (mma.sync m16n8k16 bf16, ldmatrix, cp.async).
  */
-#ifndef WB_FLASH_ATTENTION_CUH
-#define WB_FLASH_ATTENTION_CUH
-
-#ifdef __CUDACC__
-#include <cuda_bf16.h>
-typedef __nv_bfloat16 bf16;
-#endif
-#include <stdint.h>
-
-/* the kernels' dynamic shared memory (the emulation points it at a buffer of its own) */
-#ifndef FA_DYNAMIC_SHARED
-#define FA_DYNAMIC_SHARED(name) extern __shared__ __align__(128) unsigned char name[]
-#endif
-
-#ifdef WB_CUDA_EMULATION
-#define FA_UNROLL
-#else
-#define FA_UNROLL _Pragma("unroll")
-#endif
+#include "cuda_common.cuh"
 
 /* ---------------------------------------------------------------------------------------------
  * fused causal attention, FlashAttention-2 style (bf16, head size 64, tensor cores via mma.sync)
@@ -38,9 +19,7 @@ typedef __nv_bfloat16 bf16;
  * softmax state (running max and sum of its two rows per lane) and O (16 x 64, f32). P goes from
  * the S accumulators straight into A fragments for O += P V: an m16n8 accumulator pair has the
  * layout of an m16k16 A operand, so P never touches shared memory. It writes O and the per-row
- * log-sum-exp (natural log), which is all the backward pass needs to recompute P. (This is
- * k_flash_fwd (the default); k_flash_fwd2 below (WB_FLASH_FWD=2) gives each warp two such
- * 16-row tiles, 128 rows a block.)
+ * log-sum-exp (natural log), which is all the backward pass needs to recompute P.
  *
  * Backward (FlashAttention-2's order): D = rowsum(dO * O) first (k_flash_bwd_pre); then a block
  * of 4 warps owns 64 keys, 16 per warp, and walks the query tiles from the diagonal down, Q and
@@ -122,22 +101,6 @@ __device__ __forceinline__ void fa_atomic_add2(float *p, float x, float y) {
 #endif
 }
 
-/* p[0..3] += x, y, z, w (p 16-byte aligned): one vector reduction on sm_90, four elsewhere */
-__device__ __forceinline__ void fa_atomic_add4(float *p, float x, float y, float z, float w) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    atomicAdd((float4 *)p, make_float4(x, y, z, w));
-#else
-    atomicAdd(p, x);
-    atomicAdd(p + 1, y);
-    atomicAdd(p + 2, z);
-    atomicAdd(p + 3, w);
-#endif
-}
-
-__device__ __forceinline__ float fa_warp_sum(float v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
 __device__ __forceinline__ float bf16_lo(uint32_t u) { return __uint_as_float(u << 16); }
 __device__ __forceinline__ float bf16_hi(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
 
@@ -161,7 +124,7 @@ __device__ __forceinline__ void fa_load_tile(bf16 *dst, const bf16 *src, int64_t
 /* A fragments of rows [r0, r0 + 16) x 64 columns of a shared tile (4 k-steps of 16) */
 __device__ __forceinline__ void fa_load_a(uint32_t f[4][4], const bf16 *tile, int r0) {
     const int lane = threadIdx.x % 32;
-    FA_UNROLL
+    UNROLL
     for (int kk = 0; kk < 4; kk++) ldmatrix_x4(f[kk], tile + (r0 + lane % 16) * FA_LDS + kk * 16 + (lane / 16) * 8);
 }
 
@@ -169,9 +132,9 @@ __device__ __forceinline__ void fa_load_a(uint32_t f[4][4], const bf16 *tile, in
  * the 64 output columns (K for S = Q K^T): B fragments by plain ldmatrix of X's rows */
 __device__ __forceinline__ void fa_mma_abt(float acc[8][4], const uint32_t a[4][4], const bf16 *x) {
     const int lane = threadIdx.x % 32;
-    FA_UNROLL
+    UNROLL
     for (int kk = 0; kk < 4; kk++)
-        FA_UNROLL
+        UNROLL
         for (int np = 0; np < 4; np++) {
             uint32_t b[4]; /* b0, b1 of n-tile 2 np; b0, b1 of n-tile 2 np + 1 */
             ldmatrix_x4(b, x + (np * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + kk * 16 + ((lane / 8) % 2) * 8);
@@ -184,9 +147,9 @@ __device__ __forceinline__ void fa_mma_abt(float acc[8][4], const uint32_t a[4][
  * = the output columns; V for O += P V): B fragments by transposing ldmatrix */
 __device__ __forceinline__ void fa_mma_ab(float acc[8][4], const uint32_t a[4][4], const bf16 *x) {
     const int lane = threadIdx.x % 32;
-    FA_UNROLL
+    UNROLL
     for (int kk = 0; kk < 4; kk++)
-        FA_UNROLL
+        UNROLL
         for (int dp = 0; dp < 4; dp++) {
             uint32_t b[4];
             ldmatrix_x4_trans(b, x + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * FA_LDS + dp * 16 + (lane / 16) * 8);
@@ -198,7 +161,7 @@ __device__ __forceinline__ void fa_mma_ab(float acc[8][4], const uint32_t a[4][4
 /* accumulators (16 x 64, rows g and g + 8 of n-tile nt in [nt][0..1] and [nt][2..3]) as bf16 A
  * fragments of a 16 x 64 operand (k-step kk = n-tiles 2 kk and 2 kk + 1) */
 __device__ __forceinline__ void fa_acc_to_a(uint32_t f[4][4], const float acc[8][4]) {
-    FA_UNROLL
+    UNROLL
     for (int kk = 0; kk < 4; kk++) {
         f[kk][0] = pack_bf16x2(acc[2 * kk][0], acc[2 * kk][1]);
         f[kk][1] = pack_bf16x2(acc[2 * kk][2], acc[2 * kk][3]);
@@ -224,9 +187,9 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
     cp_async_commit();
     uint32_t qf[4][4];
     float o[8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-    FA_UNROLL
+    UNROLL
     for (int nt = 0; nt < 8; nt++)
-        FA_UNROLL
+        UNROLL
         for (int e = 0; e < 4; e++) o[nt][e] = 0.0f;
     const int row[2] = {q0 + warp * 16 + g, q0 + warp * 16 + g + 8};
     for (int kt = 0; kt <= qt; kt++) {
@@ -240,16 +203,16 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
         __syncthreads();
         if (kt == 0) fa_load_a(qf, Qs, warp * 16);
         float s[8][4];
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
+            UNROLL
             for (int e = 0; e < 4; e++) s[nt][e] = 0.0f;
         fa_mma_abt(s, qf, Ks + buf * FA_TILE); /* S = Q K^T */
         const bool edge = kt == qt || k0 + 64 > T;
         float mx[2] = {-INFINITY, -INFINITY};
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
+            UNROLL
             for (int e = 0; e < 4; e++) {
                 int key = k0 + nt * 8 + 2 * t4 + (e & 1);
                 float v = s[nt][e] * sl2;
@@ -258,7 +221,7 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
                 mx[e >> 1] = fmaxf(mx[e >> 1], v);
             }
         float mu[2];
-        FA_UNROLL
+        UNROLL
         for (int r = 0; r < 2; r++) { /* the row's max over the 4 lanes that share it */
             mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
             mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
@@ -266,11 +229,11 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
             mu[r] = m_new == -INFINITY ? 0.0f : m_new;
             float alpha = fa_exp2(m[r] - mu[r]); /* 0 on the first tile (m = -inf) */
             m[r] = m_new, l[r] *= alpha;
-            FA_UNROLL
+            UNROLL
             for (int nt = 0; nt < 8; nt++) o[nt][2 * r] *= alpha, o[nt][2 * r + 1] *= alpha;
         }
         uint32_t pf[4][4];
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++) {
             uint32_t lo = pack_bf16x2(fa_exp2(s[nt][0] - mu[0]), fa_exp2(s[nt][1] - mu[0]));
             uint32_t hi = pack_bf16x2(fa_exp2(s[nt][2] - mu[1]), fa_exp2(s[nt][3] - mu[1]));
@@ -281,14 +244,14 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
         fa_mma_ab(o, pf, Vs + buf * FA_TILE); /* O += P V */
         __syncthreads(); /* every warp is done with buffer buf before it is refilled */
     }
-    FA_UNROLL
+    UNROLL
     for (int r = 0; r < 2; r++) {
         l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
         l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
         if (row[r] >= T) continue;
         float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
         bf16 *og = a.out + b * a.os[0] + h * a.os[1] + (int64_t)row[r] * a.os[2];
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++) {
             int d = nt * 8 + 2 * t4;
             if (vec) {
@@ -302,163 +265,6 @@ __global__ void __launch_bounds__(128) k_flash_fwd(AttnDesc a, int vec) {
     }
 }
 
-/* ---------------------------------------------------------------------------------------------
- * Forward, version 2 (WB_FLASH_FWD=2; measured slower than k_flash_fwd above on the H200: 2.38 vs 2.11 ms a step): a block of 4 warps
- * owns 128 query rows, and each warp two m16 row tiles of them, rows q0 + 16 w + [0, 16) (m = 0)
- * and q0 + 64 + 16 w + [0, 16) (m = 1). Every B fragment that a warp loads from shared memory
- * (K for S = Q K^T, V for O += P V) now feeds two mma.sync instead of one, and each K/V tile that
- * the copy engine brings in serves 128 rows instead of 64: half the shared-memory reads and half
- * the L2 traffic per FLOP. On the last key tile (the second diagonal one) the first row tiles are
- * entirely masked and skipped (m = 0 in every warp, so the warps stay balanced). Registers: S
- * and O of two row tiles (2 x 2 x 32 f32) and Q's fragments (32): ~210, 2 blocks per SM.
- * ------------------------------------------------------------------------------------------ */
-#define FA_FWD2_SMEM (6 * FA_TILE * 2) /* Q (128 rows), K x 2, V x 2: 55296 bytes */
-
-/* one 64-key tile for row tiles m = MB..1 of this warp (MB = 1: the first is masked, skipped) */
-template <int MB>
-__device__ __forceinline__ void fa2_fwd_tile(float o[2][8][4], float mr[2][2], float lr[2][2], const uint32_t qf[2][4][4],
-                                             const bf16 *Kt, const bf16 *Vt, int k0, bool edge, const int row[2][2],
-                                             int T, float sl2) {
-    const int lane = threadIdx.x % 32, t4 = lane % 4;
-    float s[2][8][4];
-    FA_UNROLL
-    for (int m = MB; m < 2; m++)
-        FA_UNROLL
-        for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
-            for (int e = 0; e < 4; e++) s[m][nt][e] = 0.0f;
-    FA_UNROLL
-    for (int kk = 0; kk < 4; kk++) /* S = Q K^T: each K fragment pair feeds both row tiles */
-        FA_UNROLL
-        for (int np = 0; np < 4; np++) {
-            uint32_t b[4];
-            ldmatrix_x4(b, Kt + (np * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + kk * 16 + ((lane / 8) % 2) * 8);
-            FA_UNROLL
-            for (int m = MB; m < 2; m++) {
-                mma_m16n8k16_bf16(s[m][2 * np], qf[m][kk], b);
-                mma_m16n8k16_bf16(s[m][2 * np + 1], qf[m][kk], b + 2);
-            }
-        }
-    uint32_t pf[2][4][4];
-    FA_UNROLL
-    for (int m = MB; m < 2; m++) {
-        float mx[2] = {-INFINITY, -INFINITY};
-        FA_UNROLL
-        for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
-            for (int e = 0; e < 4; e++) {
-                int key = k0 + nt * 8 + 2 * t4 + (e & 1);
-                float v = s[m][nt][e] * sl2;
-                if (edge && (key > row[m][e >> 1] || key >= T)) v = -INFINITY;
-                s[m][nt][e] = v;
-                mx[e >> 1] = fmaxf(mx[e >> 1], v);
-            }
-        float mu[2];
-        FA_UNROLL
-        for (int r = 0; r < 2; r++) {
-            mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
-            mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-            float m_new = fmaxf(mr[m][r], mx[r]);
-            mu[r] = m_new == -INFINITY ? 0.0f : m_new;
-            float alpha = fa_exp2(mr[m][r] - mu[r]);
-            mr[m][r] = m_new, lr[m][r] *= alpha;
-            FA_UNROLL
-            for (int nt = 0; nt < 8; nt++) o[m][nt][2 * r] *= alpha, o[m][nt][2 * r + 1] *= alpha;
-        }
-        FA_UNROLL
-        for (int nt = 0; nt < 8; nt++) {
-            uint32_t lo = pack_bf16x2(fa_exp2(s[m][nt][0] - mu[0]), fa_exp2(s[m][nt][1] - mu[0]));
-            uint32_t hi = pack_bf16x2(fa_exp2(s[m][nt][2] - mu[1]), fa_exp2(s[m][nt][3] - mu[1]));
-            lr[m][0] += bf16_lo(lo) + bf16_hi(lo);
-            lr[m][1] += bf16_lo(hi) + bf16_hi(hi);
-            pf[m][nt / 2][(nt % 2) * 2] = lo, pf[m][nt / 2][(nt % 2) * 2 + 1] = hi;
-        }
-    }
-    FA_UNROLL
-    for (int kk = 0; kk < 4; kk++) /* O += P V: each V fragment pair feeds both row tiles */
-        FA_UNROLL
-        for (int dp = 0; dp < 4; dp++) {
-            uint32_t b[4];
-            ldmatrix_x4_trans(b, Vt + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * FA_LDS + dp * 16 + (lane / 16) * 8);
-            FA_UNROLL
-            for (int m = MB; m < 2; m++) {
-                mma_m16n8k16_bf16(o[m][2 * dp], pf[m][kk], b);
-                mma_m16n8k16_bf16(o[m][2 * dp + 1], pf[m][kk], b + 2);
-            }
-        }
-}
-
-__global__ void __launch_bounds__(128) k_flash_fwd2(AttnDesc a, int vec) {
-    FA_DYNAMIC_SHARED(smem);
-    bf16 *Qs = (bf16 *)smem, *Ks = Qs + 2 * FA_TILE, *Vs = Ks + 2 * FA_TILE; /* Q: 128 rows; K, V: two buffers */
-    /* grid (B*H, 128-row tiles), heavy tiles first */
-    const int T = a.T, nqt = (T + 127) / 128, qt = nqt - 1 - (int)blockIdx.y, nkt = (T + 63) / 64;
-    const int bh = blockIdx.x, b = bh / a.H, h = bh % a.H, q0 = qt * 128;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
-    const bf16 *qg = a.q + b * a.qs[0] + h * a.qs[1], *kg = a.k + b * a.ks[0] + h * a.ks[1];
-    const bf16 *vg = a.v + b * a.vs[0] + h * a.vs[1];
-    const float sl2 = a.scale * FA_LOG2E;
-    const int kt_end = 2 * qt + 1 < nkt - 1 ? 2 * qt + 1 : nkt - 1; /* the last key tile with a key <= q0 + 127 */
-    fa_load_tile(Qs, qg, a.qs[2], q0, T, vec);
-    fa_load_tile(Qs + FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
-    fa_load_tile(Ks, kg, a.ks[2], 0, T, vec);
-    fa_load_tile(Vs, vg, a.vs[2], 0, T, vec);
-    cp_async_commit();
-    uint32_t qf[2][4][4];
-    float o[2][8][4], mr[2][2], lr[2][2];
-    int row[2][2];
-    FA_UNROLL
-    for (int m = 0; m < 2; m++) {
-        FA_UNROLL
-        for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
-            for (int e = 0; e < 4; e++) o[m][nt][e] = 0.0f;
-        mr[m][0] = mr[m][1] = -INFINITY, lr[m][0] = lr[m][1] = 0.0f;
-        row[m][0] = q0 + 64 * m + warp * 16 + g, row[m][1] = row[m][0] + 8;
-    }
-    for (int kt = 0; kt <= kt_end; kt++) {
-        const int buf = kt & 1, k0 = kt * 64;
-        if (kt < kt_end) {
-            fa_load_tile(Ks + (buf ^ 1) * FA_TILE, kg, a.ks[2], k0 + 64, T, vec);
-            fa_load_tile(Vs + (buf ^ 1) * FA_TILE, vg, a.vs[2], k0 + 64, T, vec);
-        }
-        cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
-        if (kt == 0) {
-            fa_load_a(qf[0], Qs, warp * 16);
-            fa_load_a(qf[1], Qs + FA_TILE, warp * 16);
-        }
-        const bool edge = kt >= 2 * qt || k0 + 64 > T;
-        if (kt == 2 * qt + 1) /* keys k0.. are past every row of the first half: skip its row tiles */
-            fa2_fwd_tile<1>(o, mr, lr, qf, Ks + buf * FA_TILE, Vs + buf * FA_TILE, k0, edge, row, T, sl2);
-        else
-            fa2_fwd_tile<0>(o, mr, lr, qf, Ks + buf * FA_TILE, Vs + buf * FA_TILE, k0, edge, row, T, sl2);
-        __syncthreads();
-    }
-    FA_UNROLL
-    for (int m = 0; m < 2; m++)
-        FA_UNROLL
-        for (int r = 0; r < 2; r++) {
-            float l = lr[m][r];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            if (row[m][r] >= T) continue;
-            float inv = l > 0.0f ? 1.0f / l : 0.0f;
-            bf16 *og = a.out + b * a.os[0] + h * a.os[1] + (int64_t)row[m][r] * a.os[2];
-            FA_UNROLL
-            for (int nt = 0; nt < 8; nt++) {
-                int d = nt * 8 + 2 * t4;
-                if (vec) {
-                    *(uint32_t *)(og + d) = pack_bf16x2(o[m][nt][2 * r] * inv, o[m][nt][2 * r + 1] * inv);
-                } else {
-                    og[d] = __float2bfloat16(o[m][nt][2 * r] * inv);
-                    og[d + 1] = __float2bfloat16(o[m][nt][2 * r + 1] * inv);
-                }
-            }
-            if (t4 == 0) a.lse[(int64_t)bh * T + row[m][r]] = mr[m][r] * (1.0f / FA_LOG2E) + logf(l);
-        }
-}
 
 /* D[row] = sum_d dO[row, d] * O[row, d]: 8 lanes a row, 16-byte loads when vec */
 __global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
@@ -472,7 +278,7 @@ __global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
         if (vec) {
             uint4 gv = *(const uint4 *)g, ov = *(const uint4 *)o;
             const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w}, ow[4] = {ov.x, ov.y, ov.z, ov.w};
-            FA_UNROLL
+            UNROLL
             for (int k = 0; k < 4; k++) s += bf16_lo(gw[k]) * bf16_lo(ow[k]) + bf16_hi(gw[k]) * bf16_hi(ow[k]);
         } else {
             for (int k = 0; k < 8; k++) s += __bfloat162float(g[k]) * __bfloat162float(o[k]);
@@ -493,18 +299,11 @@ __device__ __forceinline__ void fa_load_rows(float *lse_s, float *D_s, const Att
     }
 }
 
-/* The backward pass's main kernel, in two versions (the first is the default, WB_FLASH_BWD=2 selects the second):
- *   V = 1  k_flash_bwd: three barriers per query tile (after the copies land, before the dQ
- *          product, at the end before the buffers are refilled); dQ by float2 atomics (16 per
- *          lane per tile).
- *   V = 2  k_flash_bwd2: the copies for tile qt + 1 are issued after the barrier that follows
- *          tile qt's arrival (every warp is then done with tile qt - 1, whose buffers they
- *          refill), so the end-of-tile barrier goes: two barriers per tile. dQ by float4
- *          atomics: lane pairs (t, t ^ 1) swap halves of their accumulators through one shuffle
- *          per n-tile, so that each lane holds 4 consecutive columns of one row: half the
- *          atomic operations (8 per lane per tile; 26M per layer at GPT-2 124M instead of 53M). */
-template <int V>
-__device__ __forceinline__ void fa_bwd_body(const AttnDesc &a, int vec) {
+
+/* The backward pass's main kernel: three barriers per query tile (after the copies land, before
+ * the dQ product, at the end before the buffers are refilled); dQ by float2 atomics (16 per lane
+ * per tile). */
+__global__ void __launch_bounds__(128) k_flash_bwd(AttnDesc a, int vec) {
     FA_DYNAMIC_SHARED(smem);
     bf16 *Ks = (bf16 *)smem, *Vs = Ks + FA_TILE, *Qs = Vs + FA_TILE, *dOs = Qs + 2 * FA_TILE, *dSs = dOs + 2 * FA_TILE;
     float *lse_s = (float *)(dSs + FA_TILE), *D_s = lse_s + 2 * 64; /* two buffers of 64 each */
@@ -523,46 +322,35 @@ __device__ __forceinline__ void fa_bwd_body(const AttnDesc &a, int vec) {
     fa_load_rows(lse_s, D_s, a, base, k0);
     cp_async_commit();
     float dk[8][4], dv[8][4];
-    FA_UNROLL
+    UNROLL
     for (int nt = 0; nt < 8; nt++)
-        FA_UNROLL
+        UNROLL
         for (int e = 0; e < 4; e++) dk[nt][e] = dv[nt][e] = 0.0f;
     const int key[2] = {k0 + warp * 16 + g, k0 + warp * 16 + g + 8};
     for (int qt = kt; qt < nqt; qt++) {
         const int buf = (qt - kt) & 1, q0 = qt * 64;
         bf16 *Q = Qs + buf * FA_TILE, *dO = dOs + buf * FA_TILE;
         const float *lse_b = lse_s + buf * 64, *D_b = D_s + buf * 64;
-        if (V == 1) {
-            if (qt + 1 < nqt) { /* the next query tile into the other buffers */
-                fa_load_tile(Qs + (buf ^ 1) * FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
-                fa_load_tile(dOs + (buf ^ 1) * FA_TILE, gg, a.gs[2], q0 + 64, T, vec);
-                fa_load_rows(lse_s + (buf ^ 1) * 64, D_s + (buf ^ 1) * 64, a, base, q0 + 64);
-            }
-            cp_async_commit();
-            cp_async_wait<1>();
-            __syncthreads();
-        } else {
-            cp_async_wait<0>(); /* tile qt (the only group in flight) has landed */
-            __syncthreads();    /* ... for every thread; and every warp is done with tile qt - 1 */
-            if (qt + 1 < nqt) { /* so its buffers take tile qt + 1, behind this tile's work */
-                fa_load_tile(Qs + (buf ^ 1) * FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
-                fa_load_tile(dOs + (buf ^ 1) * FA_TILE, gg, a.gs[2], q0 + 64, T, vec);
-                fa_load_rows(lse_s + (buf ^ 1) * 64, D_s + (buf ^ 1) * 64, a, base, q0 + 64);
-            }
-            cp_async_commit();
+        if (qt + 1 < nqt) { /* the next query tile into the other buffers */
+            fa_load_tile(Qs + (buf ^ 1) * FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
+            fa_load_tile(dOs + (buf ^ 1) * FA_TILE, gg, a.gs[2], q0 + 64, T, vec);
+            fa_load_rows(lse_s + (buf ^ 1) * 64, D_s + (buf ^ 1) * 64, a, base, q0 + 64);
         }
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
         uint32_t kf[4][4], vf[4][4], pf[4][4], sf[4][4];
         fa_load_a(kf, Ks, warp * 16);
         float st[8][4], dpt[8][4]; /* S^T and dP^T: this warp's 16 keys x the tile's 64 queries */
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
+            UNROLL
             for (int e = 0; e < 4; e++) st[nt][e] = dpt[nt][e] = 0.0f;
         fa_mma_abt(st, kf, Q); /* S^T = K Q^T */
         const bool edge = qt == kt || q0 + 64 > T;
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
+            UNROLL
             for (int e = 0; e < 4; e++) { /* P^T = exp(scale S^T - lse), recomputed */
                 int ql = nt * 8 + 2 * t4 + (e & 1), q = q0 + ql;
                 float p = fa_exp2(st[nt][e] * sl2 - lse_b[ql]);
@@ -573,15 +361,15 @@ __device__ __forceinline__ void fa_bwd_body(const AttnDesc &a, int vec) {
         fa_mma_ab(dv, pf, dO); /* dV += P^T dO */
         fa_load_a(vf, Vs, warp * 16);
         fa_mma_abt(dpt, vf, dO); /* dP^T = V dO^T */
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++)
-            FA_UNROLL
+            UNROLL
             for (int e = 0; e < 4; e++) dpt[nt][e] = st[nt][e] * (dpt[nt][e] - D_b[nt * 8 + 2 * t4 + (e & 1)]); /* dS^T */
         fa_acc_to_a(sf, dpt);
         fa_mma_ab(dk, sf, Q); /* dK += dS^T Q (scaled at the end) */
         if (a.dq) {
             /* dS^T (keys x queries) into shared memory, then each warp: its 16 queries of dS K */
-            FA_UNROLL
+            UNROLL
             for (int kk = 0; kk < 4; kk++) {
                 int kr = warp * 16 + g, qc = kk * 16 + 2 * t4;
                 *(uint32_t *)(dSs + kr * FA_LDS + qc) = sf[kk][0];
@@ -591,50 +379,34 @@ __device__ __forceinline__ void fa_bwd_body(const AttnDesc &a, int vec) {
             }
             __syncthreads();
             uint32_t af[4][4];
-            FA_UNROLL
+            UNROLL
             for (int kk = 0; kk < 4; kk++) /* A = dS (queries x keys): dS^T read transposed */
                 ldmatrix_x4_trans(af[kk], dSs + (kk * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + warp * 16 + ((lane / 8) % 2) * 8);
             float dq[8][4];
-            FA_UNROLL
+            UNROLL
             for (int nt = 0; nt < 8; nt++)
-                FA_UNROLL
+                UNROLL
                 for (int e = 0; e < 4; e++) dq[nt][e] = 0.0f;
             fa_mma_ab(dq, af, Ks); /* dQ_tile = dS K */
-            if (V == 1) {
-                FA_UNROLL
-                for (int r = 0; r < 2; r++) {
-                    int q = q0 + warp * 16 + g + 8 * r;
-                    if (q >= T) continue;
-                    float *dst = a.dq + (base + q) * 64 + 2 * t4;
-                    FA_UNROLL
-                    for (int nt = 0; nt < 8; nt++) fa_atomic_add2(dst + nt * 8, a.scale * dq[nt][2 * r], a.scale * dq[nt][2 * r + 1]);
-                }
-            } else {
-                /* lane 4g + t holds columns 2t, 2t + 1 of rows g (dq[nt][0..1]) and g + 8 ([2..3]).
-                 * Even t keeps row g and takes columns 2t + 2, 2t + 3 from lane ^ 1; odd t keeps
-                 * row g + 8 and takes columns 2t - 2, 2t - 1: 4 consecutive columns each. */
-                const int odd = t4 & 1, q = q0 + warp * 16 + g + 8 * odd;
-                float *dst = a.dq + (base + q) * 64 + 4 * (t4 >> 1);
-                FA_UNROLL
-                for (int nt = 0; nt < 8; nt++) {
-                    float s0 = odd ? dq[nt][0] : dq[nt][2], s1 = odd ? dq[nt][1] : dq[nt][3];
-                    float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-                    float x0 = odd ? r0 : dq[nt][0], x1 = odd ? r1 : dq[nt][1];
-                    float x2 = odd ? dq[nt][2] : r0, x3 = odd ? dq[nt][3] : r1;
-                    if (q < T) fa_atomic_add4(dst + nt * 8, a.scale * x0, a.scale * x1, a.scale * x2, a.scale * x3);
-                }
+            UNROLL
+            for (int r = 0; r < 2; r++) {
+                int q = q0 + warp * 16 + g + 8 * r;
+                if (q >= T) continue;
+                float *dst = a.dq + (base + q) * 64 + 2 * t4;
+                UNROLL
+                for (int nt = 0; nt < 8; nt++) fa_atomic_add2(dst + nt * 8, a.scale * dq[nt][2 * r], a.scale * dq[nt][2 * r + 1]);
             }
         }
-        if (V == 1) __syncthreads(); /* Q, dO, dS of this tile are free for the next prefetch and writes */
+        __syncthreads(); /* Q, dO, dS of this tile are free for the next prefetch and writes */
     }
-    FA_UNROLL
+    UNROLL
     for (int r = 0; r < 2; r++) {
         int t = key[r];
         if (t >= T) continue;
-        FA_UNROLL
+        UNROLL
         for (int nt = 0; nt < 8; nt++) {
             int d = nt * 8 + 2 * t4;
-            FA_UNROLL
+            UNROLL
             for (int j = 0; j < 2; j++) {
                 if (a.gk) {
                     bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + j;
@@ -649,8 +421,6 @@ __device__ __forceinline__ void fa_bwd_body(const AttnDesc &a, int vec) {
     }
 }
 
-__global__ void __launch_bounds__(128) k_flash_bwd(AttnDesc a, int vec) { fa_bwd_body<1>(a, vec); }
-__global__ void __launch_bounds__(128, 3) k_flash_bwd2(AttnDesc a, int vec) { fa_bwd_body<2>(a, vec); }
 
 /* gq += dq (the f32 atomics' sum), through gq's strides: 8 columns a thread. vec (gq's rows
  * 16-byte aligned): one 16-byte read-modify-write of gq and two 16-byte loads of dq per thread,
@@ -667,7 +437,7 @@ __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
         uint4 s0 = s[0], s1 = s[1], gv = *(const uint4 *)p;
         const uint32_t sw[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w}, gw[4] = {gv.x, gv.y, gv.z, gv.w};
         uint32_t o[4];
-        FA_UNROLL
+        UNROLL
         for (int k = 0; k < 4; k++)
             o[k] = pack_bf16x2(bf16_lo(gw[k]) + __uint_as_float(sw[2 * k]), bf16_hi(gw[k]) + __uint_as_float(sw[2 * k + 1]));
         *(uint4 *)p = make_uint4(o[0], o[1], o[2], o[3]);
@@ -676,8 +446,96 @@ __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
     int64_t c = (i % 8) * 8, row = i / 8, bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
     bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
     const float *s = a.dq + row * 64 + c;
-    FA_UNROLL
+    UNROLL
     for (int k = 0; k < 8; k++) p[k] = __float2bfloat16(__bfloat162float(p[k]) + s[k]);
 }
 
-#endif
+/* ---------------------------------------------------------------------------------------------
+ * launchers
+ * ------------------------------------------------------------------------------------------ */
+int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim) {
+    return d == WB_BF16 && head_dim == 64;
+}
+
+static void strides3(int64_t *dst, const wb_tensor *t) {
+    dst[0] = t->stride[0], dst[1] = t->stride[1], dst[2] = t->stride[2];
+}
+
+/* 16-byte loads need 16-byte aligned rows: every base pointer and every stride (in bytes) */
+static int fa_vec_ok(const wb_tensor *const *ts, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) continue;
+        if ((uintptr_t)ts[i]->data % 16) return 0;
+        for (int d = 0; d < 3; d++)
+            if ((ts[i]->stride[d] * 2) % 16) return 0;
+    }
+    return 1;
+}
+
+static int fa_check(const wb_tensor *t, const char *what) {
+    if (t->dtype != WB_BF16 || t->ndim != 4 || t->shape[3] != 64 || t->stride[3] != 1) {
+        fprintf(stderr, "cuda attention: %s must be bf16 (B, H, T, 64) with unit stride along the head\n", what);
+        return WB_FAIL;
+    }
+    return WB_OK;
+}
+
+int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                          const wb_tensor *k, const wb_tensor *v, double scale) {
+    cuda_impl *im = IMPL(be);
+    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(out, "out")) return WB_FAIL;
+    AttnDesc a;
+    memset(&a, 0, sizeof a);
+    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.out = BF(out->data), a.lse = FL(lse->data);
+    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.os, out);
+    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2];
+    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
+    const wb_tensor *ts[4] = {q, k, v, out};
+    if (!im->fa_fwd_attr) {
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
+        im->fa_fwd_attr = 1;
+    }
+    dim3 grid((unsigned)(B * H), (unsigned)((T + 63) / 64)); /* heads in x: heavy tiles first */
+    KLAUNCH(k_flash_fwd, grid, 128, FA_FWD_SMEM, a, fa_vec_ok(ts, 4));
+    CUDA_CHECK_LAUNCH();
+    return WB_OK;
+}
+
+int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
+                                   const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                                   const wb_tensor *k, const wb_tensor *v, double scale) {
+    cuda_impl *im = IMPL(be);
+    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(g, "g")) return WB_FAIL;
+    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], rows = B * H * T;
+    int64_t rows4 = (rows + 3) / 4 * 4; /* dq 16-byte aligned: the kernel adds float2 pairs */
+    WB_TRY(scratch_reserve(im, (size_t)(rows4 + rows * 64))); /* D (rows), then dq (rows, 64) */
+    AttnDesc a;
+    memset(&a, 0, sizeof a);
+    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.g = BF(g->data), a.o = BF(out->data);
+    a.gq = gq ? BF(gq->data) : NULL, a.gk = gk ? BF(gk->data) : NULL, a.gv = gv ? BF(gv->data) : NULL;
+    a.lse = FL(lse->data), a.D = im->scratch, a.dq = gq ? im->scratch + rows4 : NULL;
+    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.gs, g), strides3(a.os, out);
+    if (gq) strides3(a.gqs, gq);
+    if (gk) strides3(a.gks, gk);
+    if (gv) strides3(a.gvs, gv);
+    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
+    const wb_tensor *ts[5] = {q, k, v, g, out};
+    int vec = fa_vec_ok(ts, 5);
+    KLAUNCH(k_flash_bwd_pre, blocks_for(rows, 32), 256, 0, a, rows, vec); /* 8 lanes a row */
+    CUDA_CHECK_LAUNCH();
+    if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), 0));
+    if (!im->fa_bwd_attr) {
+        CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
+        im->fa_bwd_attr = 1;
+    }
+    dim3 grid((unsigned)(B * H), (unsigned)((T + 63) / 64)); /* heads in x: heavy tiles first */
+    KLAUNCH(k_flash_bwd, grid, 128, FA_BWD_SMEM, a, vec);
+    CUDA_CHECK_LAUNCH();
+    if (gq) {
+        const wb_tensor *gts[1] = {gq};
+        int dvec = fa_vec_ok(gts, 1) && rows * 8 < ((int64_t)1 << 32); /* 16-byte rows, 32-bit indices */
+        KLAUNCH(k_flash_dq_finish, blocks_for(rows * 8, 256), 256, 0, a, rows * 8, dvec);
+        CUDA_CHECK_LAUNCH();
+    }
+    return WB_OK;
+}

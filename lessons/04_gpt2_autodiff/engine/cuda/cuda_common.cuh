@@ -1,0 +1,291 @@
+/*
+ * cuda_common.cuh: what every file of the CUDA backend shares: the CUDA headers (or the CPU
+ * emulation's stand-ins), the device helpers (typed loads and stores, 16-byte vectors, warp and
+ * block sums, the tensor descriptor of the generic element-wise kernels), the backend's state
+ * (cuda_impl), the launch macros, and the launchers each op-family file defines.
+ *
+ * The backend, one op family per file, kernels first and then the host functions that launch them:
+ *   elementwise.cu  fill, binary and unary ops and their pullbacks, causal mask, dropout, embedding rows
+ *   reduce.cu       sums over dims (bias gradients), the squared gradient norm
+ *   layernorm.cu    layer norm and its pullback
+ *   softmax.cu      softmax and its pullback, cross-entropy (log-sum-exp, loss, gradient)
+ *   attention.cu    fused causal attention (FlashAttention-2 style, mma.sync) and its pullback
+ *   gemm.cu         matrix products through cuBLASLt
+ *   optimizer.cu    AdamW over the flat parameter block
+ *   backend_cuda.cu the backend table, memory, device set-up
+ * Everything runs on the legacy default stream in issue order; nothing synchronises with the host
+ * except to_host / to_device / sync. bf16 storage with f32 arithmetic (every kernel loads to float
+ * and rounds once on store), or plain f32. PERF_NOTES.md has each kernel's measurements.
+ */
+#ifndef WB_CUDA_COMMON_CUH
+#define WB_CUDA_COMMON_CUH
+
+#ifndef WB_CUDA_EMULATION /* tests/engine/cuda_emu.h stands in for CUDA when it is defined */
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "launch_plan.h"
+#include "wb_check.h"
+
+typedef __nv_bfloat16 bf16;
+
+/* kern<<<grid, block, shared bytes>>>(args), spelled so that the emulation can run it too */
+#ifdef WB_CUDA_EMULATION
+#define KLAUNCH(kern, grid, block, smem_bytes, ...) ((void)(smem_bytes), emu_launch(dim3(grid), dim3(block), [&] { kern(__VA_ARGS__); }))
+#else
+#define KLAUNCH(kern, grid, block, smem_bytes, ...) kern<<<(grid), (block), (smem_bytes)>>>(__VA_ARGS__)
+#endif
+/* a kernel's dynamic shared memory (the emulation points it at a buffer of its own) */
+#ifndef FA_DYNAMIC_SHARED
+#define FA_DYNAMIC_SHARED(name) extern __shared__ __align__(128) unsigned char name[]
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * device helpers
+ * ------------------------------------------------------------------------------------------ */
+__device__ __forceinline__ float ld(const float *p) { return *p; }
+__device__ __forceinline__ float ld(const bf16 *p) { return __bfloat162float(*p); }
+__device__ __forceinline__ void st(float *p, float v) { *p = v; }
+__device__ __forceinline__ void st(bf16 *p, float v) { *p = __float2bfloat16(v); }
+
+/* A tensor as kernels see it: up to 4 dims, strides in elements. */
+struct TDesc {
+    void *p;
+    int nd;
+    int64_t shape[WB_MAX_DIMS];
+    int64_t stride[WB_MAX_DIMS];
+};
+
+static inline TDesc desc(const wb_tensor *t) {
+    TDesc d;
+    d.p = t->data;
+    d.nd = t->ndim;
+    for (int i = 0; i < WB_MAX_DIMS; i++) {
+        d.shape[i] = i < t->ndim ? t->shape[i] : 1;
+        d.stride[i] = i < t->ndim ? t->stride[i] : 0;
+    }
+    return d;
+}
+
+/* `#pragma unroll` for nvcc; the CPU emulation (g++) has its own idea of that pragma */
+#ifdef WB_CUDA_EMULATION
+#define UNROLL
+#define UNROLL4
+#else
+#define UNROLL _Pragma("unroll")
+#define UNROLL4 _Pragma("unroll 4") /* run-time trip counts: four iterations' loads in flight */
+#endif
+
+/* Element offset of the i-th element in row-major order: a few integer divisions per element, the
+ * price of accepting any view; contiguous operands take the `contig` fast path instead. The loop
+ * is unrolled over all WB_MAX_DIMS dims with compile-time indices (desc() pads with size-1 dims,
+ * which add nothing): with a run-time index the compiler copied every TDesc kernel parameter into
+ * local memory in every thread at kernel entry (a 320-byte stack frame in k_unary_backward: 16 GB
+ * of local stores for one GELU pullback on [16384, 3072], 4.6 ms instead of 0.1). I = uint32_t
+ * where the host knows every index and offset fits (a 32-bit division is a fraction of a 64-bit
+ * one). */
+template <typename I>
+__device__ __forceinline__ I off(const TDesc &t, I i) {
+    I o = 0;
+    UNROLL
+    for (int d = WB_MAX_DIMS - 1; d >= 0; d--) {
+        I n = (I)t.shape[d];
+        if (n != 1) {
+            o += (i % n) * (I)t.stride[d];
+            i /= n;
+        }
+    }
+    return o;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* block-wide reduction (blockDim.x a multiple of 32, at most 1024); every thread gets the result */
+template <bool MAX>
+__device__ float block_reduce(float v) {
+    __shared__ float s[32];
+    __shared__ float result;
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    v = MAX ? warp_max(v) : warp_sum(v);
+    __syncthreads();
+    if (lane == 0) s[w] = v;
+    __syncthreads();
+    if (w == 0) {
+        int nw = blockDim.x / 32;
+        float x = lane < nw ? s[lane] : (MAX ? -INFINITY : 0.0f);
+        x = MAX ? warp_max(x) : warp_sum(x);
+        if (lane == 0) result = x;
+    }
+    __syncthreads();
+    return result;
+}
+
+/* Eight elements in one 16-byte access (bf16) or two (f32). */
+template <typename T>
+struct alignas(16) pack8 {
+    T v[8];
+};
+
+template <typename T>
+__device__ __forceinline__ void ld8(float *f, const T *p) {
+    pack8<T> q = *(const pack8<T> *)p;
+    UNROLL
+    for (int k = 0; k < 8; k++) f[k] = ld(&q.v[k]);
+}
+template <typename T>
+__device__ __forceinline__ void st8(T *p, const float *f) {
+    pack8<T> q;
+    UNROLL
+    for (int k = 0; k < 8; k++) st(&q.v[k], f[k]);
+    *(pack8<T> *)p = q;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * host side
+ * ------------------------------------------------------------------------------------------ */
+/* A cuBLASLt plan (descriptors and the heuristic's algorithm) per distinct GEMM: a step of GPT-2
+ * has a few hundred GEMMs of a dozen shapes, and creating descriptors and asking the heuristic
+ * costs tens of microseconds of host time each, which would add up to a step's GPU time. */
+typedef struct {
+    int dt, opP, opQ, batch, bias, beta;
+    int64_t pr, pc, ldp, bsp, qr, qc, ldq, bsq, dr, dc, ldd, bsd;
+    uint32_t alp, alq, ald;
+} gemm_key;
+
+typedef struct {
+    gemm_key key;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t lp, lq, ld;
+    cublasLtMatmulAlgo_t algo;
+} gemm_plan;
+
+#define GEMM_PLANS 256
+
+typedef struct {
+    cublasLtHandle_t lt;
+    void *workspace;
+    size_t workspace_size;
+    float *partial; /* (1024) norm partial sums */
+    float *scratch; /* partial column sums; grows in the first step, then reused */
+    size_t scratch_floats;
+    gemm_plan plans[GEMM_PLANS];
+    int n_plans;
+    int fa_fwd_attr, fa_bwd_attr; /* the flash kernels' shared-memory limit is raised */
+    int cc_major, cc_minor;
+    int num_sms; /* multiprocessors: grids sized to fill the chip in one wave */
+} cuda_impl;
+
+static inline cuda_impl *IMPL(wb_backend *be) { return (cuda_impl *)be->impl; }
+
+static inline unsigned blocks_for(int64_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
+
+static inline int bad_dtype(const char *what, wb_dtype d) {
+    fprintf(stderr, "cuda backend: %s does not support dtype %s\n", what, wb_dtype_name(d));
+    return WB_FAIL;
+}
+
+/* LAUNCH(dtype, kernel, grid, block, args...): instantiate the kernel for bf16 or f32 */
+#define LAUNCH(dt, kern, grid, block, ...)                                                         \
+    do {                                                                                           \
+        if ((dt) == WB_BF16) KLAUNCH(kern<bf16>, (grid), (block), 0, __VA_ARGS__);                         \
+        else if ((dt) == WB_F32) KLAUNCH(kern<float>, (grid), (block), 0, __VA_ARGS__);                    \
+        else return bad_dtype(#kern, (dt));                                                        \
+        CUDA_CHECK_LAUNCH();                                                                       \
+    } while (0)
+
+/* pointer casts for the typed launches: P(T, x) */
+#define BF(x) ((bf16 *)(x))
+#define FL(x) ((float *)(x))
+
+/* at least n floats of scratch (cudaFree synchronises: this happens in the first step only) */
+static inline int scratch_reserve(cuda_impl *im, size_t n) {
+    if (im->scratch_floats >= n) return WB_OK;
+    if (im->scratch) CUDA_CHECK(cudaFree(im->scratch));
+    im->scratch = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&im->scratch, n * sizeof(float)));
+    im->scratch_floats = n;
+    return WB_OK;
+}
+
+/* ---- row kernels' host helpers (softmax.cu, layernorm.cu) ---- */
+static inline int rows_contig(const char *what, const wb_tensor *t) {
+    if (!wb_is_contiguous(t)) {
+        fprintf(stderr, "cuda backend: %s wants contiguous rows\n", what);
+        return 0;
+    }
+    return 1;
+}
+
+/* The row-in-registers kernels: NV 8-element vectors per lane hold a row of C <= 256 NV <= 1024
+ * columns (C a multiple of 8, so rows stay 16-byte aligned when the base is). 0: not eligible. */
+static inline int row_nv(int64_t C, const wb_tensor *const *ts, int n) {
+    if (C < 8 || C % 8 || C > 1024) return 0;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && (uintptr_t)ts[i]->data % 16) return 0;
+    return (int)((C + 255) / 256);
+}
+
+/* kern<T, NV> for NV = 1..4 */
+#define LAUNCH_NV(nv, kern, T, grid, block, smem, ...)                                             \
+    do {                                                                                           \
+        switch (nv) {                                                                              \
+        case 1: KLAUNCH((kern<T, 1>), grid, block, smem, __VA_ARGS__); break;                      \
+        case 2: KLAUNCH((kern<T, 2>), grid, block, smem, __VA_ARGS__); break;                      \
+        case 3: KLAUNCH((kern<T, 3>), grid, block, smem, __VA_ARGS__); break;                      \
+        default: KLAUNCH((kern<T, 4>), grid, block, smem, __VA_ARGS__); break;                     \
+        }                                                                                          \
+        CUDA_CHECK_LAUNCH();                                                                       \
+    } while (0)
+
+
+/* ---------------------------------------------------------------------------------------------
+ * the launchers (backend.h documents each), defined in the op-family files
+ * ------------------------------------------------------------------------------------------ */
+int cuda_fill(wb_backend *be, const wb_tensor *out, double v);
+int cuda_binary(wb_backend *be, wb_binop op, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, int acc);
+int cuda_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor *out, const wb_tensor *a, int acc);
+int cuda_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
+                        const wb_tensor *y);
+int cuda_causal_mask(wb_backend *be, const wb_tensor *out, const wb_tensor *in, double fill, int acc);
+int cuda_dropout(wb_backend *be, const wb_tensor *out, const wb_tensor *in, float p, uint64_t seed, int acc);
+int cuda_gather_rows(wb_backend *be, const wb_tensor *out, const wb_tensor *table, const wb_tensor *idx);
+int cuda_scatter_add_rows(wb_backend *be, const wb_tensor *gt, const wb_tensor *g, const wb_tensor *idx);
+int cuda_sum_into(wb_backend *be, const wb_tensor *dst, const wb_tensor *src, double scale, int acc);
+int cuda_norm_sq(wb_backend *be, void *out, const void *grads, int64_t n, wb_dtype dt);
+int cuda_layernorm(wb_backend *be, const wb_tensor *out, const wb_tensor *mean, const wb_tensor *rstd,
+                   const wb_tensor *in, const wb_tensor *w, const wb_tensor *b, double eps);
+int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *gw, const wb_tensor *gb,
+                            const wb_tensor *g, const wb_tensor *in, const wb_tensor *w, const wb_tensor *mean,
+                            const wb_tensor *rstd);
+int cuda_softmax(wb_backend *be, const wb_tensor *out, const wb_tensor *in, double scale, int causal);
+int cuda_softmax_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *g, const wb_tensor *y, double scale);
+int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse, const wb_tensor *logits,
+                       const wb_tensor *targets, int64_t vocab);
+int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
+                                const wb_tensor *logits, const wb_tensor *targets, int64_t vocab);
+int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim);
+int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                   const wb_tensor *k, const wb_tensor *v, double scale);
+int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
+                            const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
+                            const wb_tensor *k, const wb_tensor *v, double scale);
+int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
+              double alpha, int acc);
+void cuda_gemm_plans_free(cuda_impl *im);
+int cuda_adamw(wb_backend *be, const wb_adamw_args *a);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * launch_plan.h: what each call of the CUDA backend launches (kernels, memsets), as the launchers
+ * decide it. The launchers call these functions to pick their paths, and tests/engine/
+ * test_launch_plan.c calls the same functions to count a training step's launches per NVTX range
+ * without a GPU: the lesson's answer key predicts those counts. Plain C, no CUDA.
+ */
+#ifndef WB_CUDA_LAUNCH_PLAN_H
+#define WB_CUDA_LAUNCH_PLAN_H
+
+#include "tensor.h"
+
+/* kernels of calls whose plan never varies */
+enum {
+    WB_CUDA_CROSS_ENTROPY_KERNELS = 2, /* log-sum-exp per row, then the mean */
+    WB_CUDA_NORM_SQ_KERNELS = 2,       /* per-block partial sums, then one block adds them */
+};
+
+/* sum_into reduces the leading dims of contiguous operands over at least 1024 rows in two passes
+ * (row-chunk partial sums, then the chunks per column): 2 kernels; everything else 1. */
+static inline int wb_cuda_sum_into_two_pass(const wb_tensor *dst, const wb_tensor *src) {
+    int mask = 0, k = 0;
+    int64_t n_red = 1;
+    for (int d = 0; d < src->ndim; d++)
+        if (dst->shape[d] == 1 && src->shape[d] != 1) mask |= 1 << d, n_red *= src->shape[d];
+    while (k < src->ndim && (mask >> k & 1)) k++;
+    return k > 0 && mask == (1 << k) - 1 && wb_is_contiguous(dst) && wb_is_contiguous(src) && n_red >= 1024;
+}
+
+/* gemm adds its bias in the cuBLASLt epilogue when out is a row-major 2-D matrix written (not
+ * accumulated) and the bias contiguous; otherwise one broadcast-add kernel after the product. */
+static inline int wb_cuda_gemm_bias_in_epilogue(const wb_tensor *out, const wb_tensor *bias, int acc) {
+    return bias && out->ndim == 2 && out->stride[1] == 1 && out->stride[0] >= out->shape[1] && !acc &&
+           wb_is_contiguous(bias);
+}
+static inline int wb_cuda_gemm_kernels(const wb_tensor *out, const wb_tensor *bias, int acc) {
+    return 1 + (bias && !wb_cuda_gemm_bias_in_epilogue(out, bias, acc));
+}
+
+/* layer norm's pullback: one fused pass (input gradient, per-block column sums), then one kernel
+ * adding the blocks' sums into the gain and bias gradients when either is wanted */
+static inline int wb_cuda_layernorm_backward_kernels(int gin, int gw, int gb) {
+    return (gin || gw || gb) + (gw || gb);
+}
+
+/* attention's pullback: D = rowsum(dO O), the main kernel; with a query gradient also a memset of
+ * its f32 accumulation buffer and the kernel adding that buffer into gq */
+static inline int wb_cuda_attention_backward_kernels(int gq) { return 2 + (gq != 0); }
+static inline int wb_cuda_attention_backward_memsets(int gq) { return gq != 0; }
+
+#endif
