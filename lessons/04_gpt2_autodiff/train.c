@@ -4,19 +4,26 @@
  *
  *   step   12/200 | loss 5.1234 | lr 3.00e-04 | norm 1.234 | 105.3 ms | 155,600 tok/s | MFU 31.2%
  *
+ * and the loss on a held-out validation split (the last tenth of the tokens) every --eval-every
+ * steps and at the end, so that a small corpus shows over-fitting instead of hiding it.
+ *
  * What a learner can look at in a trace (NVTX ranges, the program's interface):
  *   step > forward > layer > attn, mlp      the forward pass, one "layer" per transformer block
  *   step > backward > layer_bwd > mlp_bwd, attn_bwd   the tape's replay of them, in reverse
  *   step > optimizer                        gradient norm + one AdamW kernel over all parameters
- *   sample                                  generation from the prompt (outside the measured steps)
- * cudaProfilerStart/Stop bracket the steps after --profile-warmup steps (the first step allocates
- * the arenas and creates cuBLASLt plans; later steps allocate nothing).
+ *   eval, sample                            validation loss and generation (outside the steps)
+ * With --graph the second step is captured as one CUDA graph (forward, backward, optimizer) and
+ * every later step is one graph launch inside its "step" range. cudaProfilerStart/Stop bracket
+ * the steps after --profile-warmup steps (the first step allocates the arenas and creates
+ * cuBLASLt plans; later steps allocate nothing).
  *
+ * main is the table of contents: options, data, build, train, evaluate and sample, free.
  * Files in --out: tokenizer.bin (trained on the text unless it exists) and model.ckpt.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_profiler_api.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
@@ -29,21 +36,32 @@
 #include "data.h"
 #include "engine.h"
 #include "gpt2.h"
+#include "wb_args.h"
 #include "wb_check.h"
 #include "wb_random.h"
 #include "wb_timing.h"
 
+/* ---------------------------------------------------------------------------------------------
+ * options
+ * ------------------------------------------------------------------------------------------ */
 typedef struct {
     const char *data, *out, *backend, *dtype, *ops, *attn, *prompt;
     int layers, heads, width, context, seq, batch, vocab, steps, warmup, sample_every, sample_len;
-    int save_every, profile_warmup, resume, log_every;
-    float lr, min_lr_frac, weight_decay, clip, dropout, temperature;
-    long long builtin_bytes, bpe_bytes;
-    unsigned long long seed;
+    int save_every, profile_warmup, resume, log_every, eval_every, eval_batches, graph;
+    double lr, min_lr_frac, weight_decay, clip, dropout, temperature;
+    long long builtin_bytes, bpe_bytes, seed;
 } options;
 
-static void usage(const char *prog) {
-    fprintf(stderr,
+static const options defaults = {
+    .data = "builtin", .out = "out_gpt2", .backend = "cuda", .dtype = NULL, .ops = "fused", .attn = "flash",
+    .prompt = "One day,", .layers = 2, .heads = 2, .width = 64, .context = 64, .seq = 0, .batch = 4, .vocab = 512,
+    .steps = 20, .warmup = 2, .sample_every = 0, .sample_len = 32, .save_every = 0, .profile_warmup = 1,
+    .log_every = 1, .eval_every = 0, .eval_batches = 4, .graph = 0, .lr = 1e-3, .min_lr_frac = 0.1,
+    .weight_decay = 0.1, .clip = 1.0, .dropout = 0.0, .temperature = 0.8, .builtin_bytes = 1 << 20,
+    .bpe_bytes = 8 << 20, .seed = 1337};
+
+static void usage(FILE *f, const char *prog) {
+    fprintf(f,
             "usage: %s [options]\n"
             "  --data FILE|builtin|random  training text, UTF-8 (builtin: a generated story corpus;\n"
             "                          random: uniform random tokens over --vocab, no tokenizer)  [builtin]\n"
@@ -57,13 +75,17 @@ static void usage(const char *prog) {
             "  --attn bmm|flash        attention as bmm + softmax + bmm, or the fused attention\n"
             "                          primitive (flash-attention kernels; used with --ops fused, no\n"
             "                          dropout and a supported head size, else bmm)              [flash]\n"
+            "  --graph                 capture the second step as one CUDA graph, replay it after\n"
             "  --steps N --lr X --warmup N --min-lr-frac X --wd X --clip X --dropout X\n"
             "                          [20, 1e-3, 2, 0.1, 0.1, 1.0, 0]\n"
+            "  --eval-every N --eval-batches N   validation loss every N steps (0: at the end) [0, 4]\n"
             "  --sample-every N --sample-len N --temperature X --prompt TEXT   [0 (end only), 32, 0.8, \"One day,\"]\n"
             "  --save-every N          checkpoint every N steps (0: at the end only)   [0]\n"
             "  --resume                continue from DIR/model.ckpt (config taken from it)\n"
             "  --profile-warmup N      steps before cudaProfilerStart                  [1]\n"
-            "  --builtin-bytes N --bpe-bytes N --seed N --log-every N\n",
+            "  --builtin-bytes N --bpe-bytes N --seed N --log-every N\n"
+            "  --help                  this text\n"
+            "Exit status: 0 done, 1 the run failed, 2 bad options.\n",
             prog);
 }
 
@@ -81,74 +103,330 @@ static int apply_preset(options *o, const char *p) {
     return 0;
 }
 
-static int parse(options *o, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--resume")) {
-            o->resume = 1;
+/* The numeric options: where each is stored and its range. */
+typedef struct {
+    const char *name;
+    int *i;
+    double *d;
+    long long *ll;
+    double lo, hi;
+} numeric_option;
+
+static int parse_number(const numeric_option *n, const char *v) {
+    int bad = n->i    ? wb_parse_int(v, (int)n->lo, (int)n->hi, n->i)
+              : n->ll ? wb_parse_i64(v, (long long)n->lo, (long long)n->hi, n->ll)
+                      : wb_parse_double(v, n->lo, n->hi, n->d);
+    if (!bad) return 0;
+    if (n->d) fprintf(stderr, "--%s: '%s' is not a number in [%g, %g]\n", n->name, v, n->lo, n->hi);
+    else fprintf(stderr, "--%s: '%s' is not a whole number in [%.0f, %.0f]\n", n->name, v, n->lo, n->hi);
+    return -1;
+}
+
+/* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
+static int parse_options(options *o, int argc, char **argv) {
+    *o = defaults;
+    const numeric_option nums[] = {
+        {"layers", &o->layers, 0, 0, 1, 1000},          {"heads", &o->heads, 0, 0, 1, 1024},
+        {"width", &o->width, 0, 0, 1, 1 << 16},         {"context", &o->context, 0, 0, 1, 1 << 20},
+        {"seq", &o->seq, 0, 0, 1, 1 << 20},             {"batch", &o->batch, 0, 0, 1, 1 << 20},
+        {"vocab", &o->vocab, 0, 0, 256, 1 << 20},       {"steps", &o->steps, 0, 0, 0, 1 << 30},
+        {"warmup", &o->warmup, 0, 0, 0, 1 << 30},       {"sample-every", &o->sample_every, 0, 0, 0, 1 << 30},
+        {"sample-len", &o->sample_len, 0, 0, 0, 1 << 20}, {"save-every", &o->save_every, 0, 0, 0, 1 << 30},
+        {"profile-warmup", &o->profile_warmup, 0, 0, 0, 1 << 30}, {"log-every", &o->log_every, 0, 0, 0, 1 << 30},
+        {"eval-every", &o->eval_every, 0, 0, 0, 1 << 30}, {"eval-batches", &o->eval_batches, 0, 0, 1, 1 << 20},
+        {"lr", 0, &o->lr, 0, 0, 10},                    {"min-lr-frac", 0, &o->min_lr_frac, 0, 0, 1},
+        {"wd", 0, &o->weight_decay, 0, 0, 10},          {"clip", 0, &o->clip, 0, 0, 1e9},
+        {"dropout", 0, &o->dropout, 0, 0, 0.999},       {"temperature", 0, &o->temperature, 0, 0, 100},
+        {"builtin-bytes", 0, 0, &o->builtin_bytes, 1, 1e12}, {"bpe-bytes", 0, 0, &o->bpe_bytes, 1, 1e12},
+        {"seed", 0, 0, &o->seed, 0, 9e18},
+    };
+    const int n_nums = (int)(sizeof nums / sizeof nums[0]);
+    enum { O_DATA = 1000, O_OUT, O_BACKEND, O_DTYPE, O_OPS, O_ATTN, O_PROMPT, O_PRESET, O_RESUME, O_GRAPH, O_NUM };
+    struct option longs[64] = {
+        {"data", required_argument, 0, O_DATA},       {"out", required_argument, 0, O_OUT},
+        {"backend", required_argument, 0, O_BACKEND}, {"dtype", required_argument, 0, O_DTYPE},
+        {"ops", required_argument, 0, O_OPS},         {"attn", required_argument, 0, O_ATTN},
+        {"prompt", required_argument, 0, O_PROMPT},   {"preset", required_argument, 0, O_PRESET},
+        {"resume", no_argument, 0, O_RESUME},         {"graph", no_argument, 0, O_GRAPH},
+        {"help", no_argument, 0, 'h'},
+    };
+    int nl = 11;
+    for (int i = 0; i < n_nums; i++) longs[nl++] = (struct option){nums[i].name, required_argument, 0, O_NUM + i};
+    longs[nl] = (struct option){0, 0, 0, 0};
+    opterr = 0;
+    int c, idx;
+    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
+        if (c >= O_NUM && c < O_NUM + n_nums) {
+            if (parse_number(&nums[c - O_NUM], optarg) != 0) return -1;
             continue;
         }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
-        if (i + 1 >= argc) {
-            fprintf(stderr, "%s needs a value\n", a);
-            return -1;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--data")) o->data = v;
-        else if (!strcmp(a, "--out")) o->out = v;
-        else if (!strcmp(a, "--backend")) o->backend = v;
-        else if (!strcmp(a, "--dtype")) o->dtype = v;
-        else if (!strcmp(a, "--ops")) o->ops = v;
-        else if (!strcmp(a, "--attn")) o->attn = v;
-        else if (!strcmp(a, "--prompt")) o->prompt = v;
-        else if (!strcmp(a, "--preset")) {
-            if (apply_preset(o, v) != 0) {
-                fprintf(stderr, "unknown preset %s\n", v);
+        switch (c) {
+        case 'h': usage(stdout, argv[0]); return 1;
+        case O_DATA: o->data = optarg; break;
+        case O_OUT: o->out = optarg; break;
+        case O_BACKEND: o->backend = optarg; break;
+        case O_DTYPE: o->dtype = optarg; break;
+        case O_OPS: o->ops = optarg; break;
+        case O_ATTN: o->attn = optarg; break;
+        case O_PROMPT: o->prompt = optarg; break;
+        case O_RESUME: o->resume = 1; break;
+        case O_GRAPH: o->graph = 1; break;
+        case O_PRESET:
+            if (apply_preset(o, optarg) != 0) {
+                fprintf(stderr, "--preset: unknown preset '%s' (tiny, small or 124m)\n", optarg);
                 return -1;
             }
-        } else if (!strcmp(a, "--layers")) o->layers = atoi(v);
-        else if (!strcmp(a, "--heads")) o->heads = atoi(v);
-        else if (!strcmp(a, "--width")) o->width = atoi(v);
-        else if (!strcmp(a, "--context")) o->context = atoi(v);
-        else if (!strcmp(a, "--seq")) o->seq = atoi(v);
-        else if (!strcmp(a, "--batch")) o->batch = atoi(v);
-        else if (!strcmp(a, "--vocab")) o->vocab = atoi(v);
-        else if (!strcmp(a, "--steps")) o->steps = atoi(v);
-        else if (!strcmp(a, "--warmup")) o->warmup = atoi(v);
-        else if (!strcmp(a, "--sample-every")) o->sample_every = atoi(v);
-        else if (!strcmp(a, "--sample-len")) o->sample_len = atoi(v);
-        else if (!strcmp(a, "--save-every")) o->save_every = atoi(v);
-        else if (!strcmp(a, "--profile-warmup")) o->profile_warmup = atoi(v);
-        else if (!strcmp(a, "--log-every")) o->log_every = atoi(v);
-        else if (!strcmp(a, "--lr")) o->lr = strtof(v, NULL);
-        else if (!strcmp(a, "--min-lr-frac")) o->min_lr_frac = strtof(v, NULL);
-        else if (!strcmp(a, "--wd")) o->weight_decay = strtof(v, NULL);
-        else if (!strcmp(a, "--clip")) o->clip = strtof(v, NULL);
-        else if (!strcmp(a, "--dropout")) o->dropout = strtof(v, NULL);
-        else if (!strcmp(a, "--temperature")) o->temperature = strtof(v, NULL);
-        else if (!strcmp(a, "--builtin-bytes")) o->builtin_bytes = atoll(v);
-        else if (!strcmp(a, "--bpe-bytes")) o->bpe_bytes = atoll(v);
-        else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 10);
-        else {
-            fprintf(stderr, "unknown option %s\n", a);
+            break;
+        default:
+            fprintf(stderr, "%s: %s\n", optopt ? "an option needs a value" : "unknown option", argv[optind - 1]);
             return -1;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "unexpected argument '%s' (options start with --)\n", argv[optind]);
+        return -1;
     }
     if (o->seq == 0) o->seq = o->context;
     const char *bad = NULL;
     if (strcmp(o->backend, "cuda") && strcmp(o->backend, "cpu")) bad = "--backend must be cuda or cpu";
     else if (strcmp(o->ops, "fused") && strcmp(o->ops, "primitive")) bad = "--ops must be fused or primitive";
     else if (strcmp(o->attn, "bmm") && strcmp(o->attn, "flash")) bad = "--attn must be bmm or flash";
-    else if (o->layers < 1 || o->heads < 1 || o->width < 1 || o->width % o->heads) bad = "--width must be a multiple of --heads";
-    else if (o->seq < 1 || o->seq > o->context) bad = "--seq must be in [1, context]";
-    else if (o->batch < 1 || o->steps < 0) bad = "--batch and --steps must be positive";
-    else if (o->vocab < 256) bad = "--vocab must be at least 256";
-    else if (o->dropout < 0 || o->dropout >= 1) bad = "--dropout must be in [0, 1)";
+    else if (o->width % o->heads) bad = "--width must be a multiple of --heads";
+    else if (o->seq > o->context) bad = "--seq must be in [1, context]";
+    else if (o->graph && strcmp(o->backend, "cuda")) bad = "--graph needs --backend cuda";
     if (bad) {
         fprintf(stderr, "%s\n", bad);
         return -1;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * data: the tokens, split into training and validation, and the tokenizer
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    wb_bpe bpe;
+    int32_t *tokens;
+    size_t n_tokens, n_train, n_val; /* validation: the last n_val tokens (0 when too few) */
+    int random;                      /* --data random: no tokenizer, nothing to sample */
+} corpus;
+
+static int load_corpus(options *o, const char *tok_path, corpus *c) {
+    memset(c, 0, sizeof *c);
+    double t0 = wb_now_us();
+    if (!strcmp(o->data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
+        wb_rng r;
+        wb_rng_seed(&r, (uint64_t)o->seed);
+        c->random = 1;
+        c->n_tokens = (size_t)o->batch * (size_t)o->seq * 64 + (size_t)o->seq + 2;
+        c->tokens = malloc(c->n_tokens * sizeof *c->tokens);
+        if (!c->tokens) return WB_FAIL;
+        for (size_t i = 0; i < c->n_tokens; i++) c->tokens[i] = (int32_t)(wb_rng_next(&r) % (uint64_t)o->vocab);
+        c->bpe.vocab_size = o->vocab;
+        o->sample_len = 0, o->sample_every = 0; /* nothing to decode */
+        printf("data: random tokens, vocabulary %d\n", o->vocab);
+    } else {
+        size_t n_text = 0;
+        char *text = !strcmp(o->data, "builtin") ? wb_builtin_corpus((size_t)o->builtin_bytes, (uint64_t)o->seed, &n_text)
+                                                 : wb_read_file(o->data, &n_text);
+        if (!text) return WB_FAIL;
+        struct stat st;
+        if (o->resume && stat(tok_path, &st) == 0) {
+            if (wb_bpe_load(&c->bpe, tok_path) != WB_OK) return WB_FAIL;
+            printf("tokenizer: %s (%d tokens)\n", tok_path, c->bpe.vocab_size);
+        } else {
+            size_t nb = n_text < (size_t)o->bpe_bytes ? n_text : (size_t)o->bpe_bytes;
+            if (wb_bpe_train(&c->bpe, text, nb, o->vocab, 1) != WB_OK || wb_bpe_save(&c->bpe, tok_path) != WB_OK)
+                return WB_FAIL;
+            printf("tokenizer: trained %d tokens on %zu bytes in %.1f s -> %s\n", c->bpe.vocab_size, nb,
+                   (wb_now_us() - t0) * 1e-6, tok_path);
+        }
+        t0 = wb_now_us();
+        if (wb_bpe_encode(&c->bpe, text, n_text, &c->tokens, &c->n_tokens) != WB_OK) return WB_FAIL;
+        printf("data: %s, %zu bytes -> %zu tokens (%.2f bytes/token) in %.1f s\n", o->data, n_text, c->n_tokens,
+               (double)n_text / (double)(c->n_tokens ? c->n_tokens : 1), (wb_now_us() - t0) * 1e-6);
+        free(text);
+    }
+    /* the last tenth held out, when it holds at least one window */
+    c->n_val = c->n_tokens / 10;
+    if (c->n_val < (size_t)o->seq + 2) c->n_val = 0;
+    c->n_train = c->n_tokens - c->n_val;
+    if (c->n_train < (size_t)o->seq + 2) {
+        fprintf(stderr, "%s: %zu tokens; a training window needs %d\n", o->data, c->n_train, o->seq + 2);
+        return WB_FAIL;
+    }
+    printf("data: %zu training tokens, %zu validation tokens%s\n", c->n_train, c->n_val,
+           c->n_val ? "" : " (too few for a validation split)");
+    return WB_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * build: backend, model, optimizer, context
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    wb_backend *be;
+    wb_dtype dtype;
+    gpt2 model;
+    adamw_config acfg;
+    adamw opt;
+    wb_ctx ctx;
+    int64_t start_step;
+    double flops_per_token, peak;
+} trainer;
+
+static int build(const options *o, const corpus *c, const char *ck_path, trainer *tr) {
+    memset(tr, 0, sizeof *tr);
+    int cuda = !strcmp(o->backend, "cuda");
+    tr->dtype = cuda ? WB_BF16 : WB_F32;
+    if (o->dtype && wb_dtype_parse(o->dtype, &tr->dtype) != 0) {
+        fprintf(stderr, "unknown dtype %s\n", o->dtype);
+        return WB_FAIL;
+    }
+    if ((cuda ? wb_backend_cuda_create(&tr->be, 0) : wb_backend_cpu_create(&tr->be)) != WB_OK) {
+        fprintf(stderr, "cannot create the %s backend\n", o->backend);
+        return WB_FAIL;
+    }
+    gpt2_config cfg = {o->layers, o->heads, o->width, o->context, c->bpe.vocab_size, gpt2_pad_vocab(c->bpe.vocab_size),
+                       (float)o->dropout, !strcmp(o->ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE,
+                       !strcmp(o->attn, "flash")};
+    int64_t ck_params = 0;
+    if (o->resume) {
+        if (gpt2_peek(ck_path, &cfg, &tr->start_step, &ck_params) != WB_OK) return WB_FAIL;
+        cfg.dropout = (float)o->dropout;
+        cfg.ops = !strcmp(o->ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE;
+        cfg.flash = !strcmp(o->attn, "flash");
+        if (cfg.vocab != c->bpe.vocab_size) {
+            fprintf(stderr, "%s: vocabulary %d, tokenizer %d\n", ck_path, cfg.vocab, c->bpe.vocab_size);
+            return WB_FAIL;
+        }
+        if (o->seq > cfg.max_seq) {
+            fprintf(stderr, "%s: context %d, --seq %d\n", ck_path, cfg.max_seq, o->seq);
+            return WB_FAIL;
+        }
+    }
+    WB_TRY(gpt2_build(&tr->model, &cfg, tr->be, tr->dtype));
+    tr->acfg = (adamw_config){(float)o->lr, (float)(o->lr * o->min_lr_frac), 0.9f, 0.95f, 1e-8f,
+                              (float)o->weight_decay, (float)o->clip, o->warmup, o->steps};
+    if (o->resume) {
+        size_t n = (size_t)tr->model.n_params;
+        float *p = malloc(n * 4), *mm = malloc(n * 4), *vv = malloc(n * 4);
+        int has_opt = 0, rc = WB_FAIL;
+        if (p && mm && vv && ck_params == tr->model.n_params && gpt2_load(ck_path, p, mm, vv, &has_opt) == WB_OK &&
+            adamw_init(&tr->opt, &tr->acfg, &tr->model) == WB_OK && adamw_set_params_f32(&tr->opt, &tr->model, p) == WB_OK)
+            rc = has_opt ? adamw_set_state(&tr->opt, &tr->model, mm, vv, (int)tr->start_step) : WB_OK;
+        free(p), free(mm), free(vv);
+        if (rc != WB_OK) return WB_FAIL;
+        printf("resumed %s at step %lld\n", ck_path, (long long)tr->start_step);
+    } else {
+        WB_TRY(gpt2_init_random(&tr->model, (uint64_t)o->seed));
+        WB_TRY(adamw_init(&tr->opt, &tr->acfg, &tr->model));
+    }
+    WB_TRY(wb_ctx_init(&tr->ctx, tr->be, tr->dtype, (size_t)64 << 20));
+    tr->ctx.seed = (uint64_t)o->seed;
+    tr->flops_per_token = gpt2_flops_per_token(&tr->model, o->seq);
+    tr->peak = tr->be->peak_for(tr->be, tr->dtype);
+    printf("model: %d layers, %d heads, width %d, context %d, vocab %d (padded %d), %.2fM parameters, %s %s, "
+           "ops %s, attention %s%s\n",
+           cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.max_seq, cfg.vocab, cfg.vocab_padded, tr->model.n_params / 1e6,
+           tr->be->name, wb_dtype_name(tr->dtype), o->ops, o->attn, o->graph ? ", CUDA graph" : "");
+    printf("device: %s, peak %s\n", tr->be->device_name, tr->peak > 0 ? "known" : "unknown (MFU n/a)");
+    if (tr->peak > 0) printf("device: dense peak %.0f TFLOP/s for %s\n", tr->peak / 1e12, wb_dtype_name(tr->dtype));
+    return WB_OK;
+}
+
+static void free_all(trainer *tr, corpus *c) {
+    wb_ctx_free(&tr->ctx);
+    adamw_free(&tr->opt);
+    gpt2_free(&tr->model);
+    wb_bpe_free(&c->bpe);
+    free(c->tokens);
+    if (tr->be) tr->be->destroy(tr->be);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * one training step, and the validation loss
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    wb_tensor *x, *y, *loss; /* the step's inputs, targets and loss */
+    wb_tensor xg, yg, lossg; /* once captured, copies of their headers (the host arena is reused by
+                                evaluate and sample; the device addresses stay the graph's) */
+    double *dx, *dy;         /* (B*T) host staging */
+    int captured;            /* the step graph exists: later steps launch it */
+} step_state;
+
+/* Uploads one batch; runs forward, backward and AdamW (eagerly, or as the captured graph, or
+ * capturing it when capture is set). Leaves the loss on the device in st->loss. */
+static int train_step(trainer *tr, step_state *st, const int32_t *hx, const int32_t *hy, int B, int T, int capture) {
+    wb_ctx *ctx = &tr->ctx;
+    wb_backend *be = tr->be;
+    for (int i = 0; i < B * T; i++) st->dx[i] = hx[i], st->dy[i] = hy[i];
+    if (!st->captured) {
+        int64_t shape[2] = {B, T};
+        WB_TRY(wb_ctx_reset(ctx));
+        st->x = wb_new(ctx, WB_I32, 2, shape, 0);
+        st->y = wb_new(ctx, WB_I32, 2, shape, 0);
+        if (!st->x || !st->y) return WB_FAIL;
+    }
+    WB_TRY(wb_upload(ctx, st->x, st->dx));
+    WB_TRY(wb_upload(ctx, st->y, st->dy));
+    if (st->captured) { /* every kernel of the step in one launch, with this step's AdamW arguments */
+        wb_adamw_args a;
+        adamw_next(&tr->opt, &tr->model, -1.0f, &a);
+        return be->graph_launch(be, &a);
+    }
+    /* The recording reuses this step's arena addresses at every replay: the arenas must not move,
+     * which holds from the second step on (wb_ctx_reset keeps one chunk that fits a step) */
+    if (capture) WB_TRY(be->graph_begin(be));
+    int rc = gpt2_zero_grads(&tr->model);
+    if (rc == WB_OK) rc = gpt2_forward(&tr->model, ctx, st->x, st->y, NULL, &st->loss);
+    nvtxRangePushA("backward");
+    if (rc == WB_OK) rc = wb_backward(ctx, st->loss);
+    nvtxRangePop();
+    nvtxRangePushA("optimizer");
+    if (rc == WB_OK) rc = adamw_step(&tr->opt, &tr->model, -1.0f);
+    nvtxRangePop();
+    if (!capture) return rc;
+    if (be->graph_end(be) != WB_OK || rc != WB_OK) return WB_FAIL;
+    st->xg = *st->x, st->yg = *st->y, st->lossg = *st->loss;
+    st->x = &st->xg, st->y = &st->yg, st->loss = &st->lossg;
+    st->captured = 1;
+    tr->opt.t--; /* the recording ran nothing: its launch below is this step's update */
+    wb_adamw_args a;
+    adamw_next(&tr->opt, &tr->model, -1.0f, &a);
+    return be->graph_launch(be, &a);
+}
+
+/* Mean loss over the first n_batches windows of the validation split (no gradients, no dropout). */
+static int evaluate(trainer *tr, const corpus *c, int B, int T, int n_batches, double *out) {
+    wb_ctx *ctx = &tr->ctx;
+    wb_loader val;
+    wb_loader_init(&val, c->tokens + c->n_train, c->n_val);
+    size_t BT = (size_t)B * (size_t)T;
+    int32_t *hx = malloc(BT * 4), *hy = malloc(BT * 4);
+    double *dx = malloc(BT * sizeof *dx), *dy = malloc(BT * sizeof *dy), sum = 0;
+    int rc = hx && hy && dx && dy ? WB_OK : WB_FAIL, saved_grad = ctx->grad_enabled, saved_train = ctx->training;
+    ctx->grad_enabled = 0, ctx->training = 0;
+    nvtxRangePushA("eval");
+    for (int i = 0; i < n_batches && rc == WB_OK; i++) {
+        int64_t shape[2] = {B, T};
+        double l = NAN;
+        wb_tensor *x = NULL, *y = NULL, *loss = NULL;
+        rc = wb_loader_next(&val, B, T, hx, hy);
+        for (size_t k = 0; rc == WB_OK && k < BT; k++) dx[k] = hx[k], dy[k] = hy[k];
+        if (rc == WB_OK) rc = wb_ctx_reset(ctx);
+        if (rc == WB_OK) {
+            x = wb_new(ctx, WB_I32, 2, shape, 0), y = wb_new(ctx, WB_I32, 2, shape, 0);
+            rc = x && y && wb_upload(ctx, x, dx) == WB_OK && wb_upload(ctx, y, dy) == WB_OK ? WB_OK : WB_FAIL;
+        }
+        if (rc == WB_OK) rc = gpt2_forward(&tr->model, ctx, x, y, NULL, &loss);
+        if (rc == WB_OK) rc = wb_download(ctx, loss, &l);
+        sum += l;
+    }
+    nvtxRangePop();
+    ctx->grad_enabled = saved_grad, ctx->training = saved_train;
+    free(hx), free(hy), free(dx), free(dy);
+    *out = sum / n_batches;
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -219,9 +497,99 @@ static int sample(gpt2 *m, wb_ctx *ctx, wb_bpe *bpe, const char *prompt, int n, 
     return rc;
 }
 
+static int save_checkpoint(trainer *tr, const char *path, int64_t step) {
+    size_t n = (size_t)tr->model.n_params;
+    float *p = malloc(n * 4), *mm = malloc(n * 4), *vv = malloc(n * 4);
+    gpt2_opt_state st = {mm, vv};
+    int rc = p && mm && vv && adamw_get_params_f32(&tr->opt, &tr->model, p) == WB_OK &&
+                     adamw_get_state(&tr->opt, &tr->model, mm, vv) == WB_OK &&
+                     gpt2_save(&tr->model, path, step, p, &st) == WB_OK
+                 ? WB_OK
+                 : WB_FAIL;
+    free(p), free(mm), free(vv);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------------------------
- * main
+ * the training loop
  * ------------------------------------------------------------------------------------------ */
+static int train(const options *o, corpus *c, trainer *tr, const char *ck_path, wb_rng *rng) {
+    const int B = o->batch, T = o->seq, cuda = tr->be->kind == WB_BACKEND_CUDA;
+    const size_t BT = (size_t)B * (size_t)T;
+    wb_loader loader;
+    wb_loader_init(&loader, c->tokens, c->n_train);
+    loader.pos = (size_t)(tr->start_step * (int64_t)BT) % (c->n_train - (size_t)T - 1);
+    int32_t *hx = malloc(BT * 4), *hy = malloc(BT * 4);
+    double *step_ms = calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof *step_ms);
+    step_state st;
+    memset(&st, 0, sizeof st);
+    st.dx = malloc(BT * sizeof(double)), st.dy = malloc(BT * sizeof(double));
+    int rc = hx && hy && step_ms && st.dx && st.dy ? WB_OK : WB_FAIL, measured = 0, profiling = 0;
+    double first_loss = NAN, last_loss = NAN;
+    for (int64_t step = tr->start_step + 1; rc == WB_OK && step <= o->steps; step++) {
+        if (cuda && !profiling && step > tr->start_step + o->profile_warmup) {
+            cudaProfilerStart();
+            profiling = 1;
+        }
+        rc = wb_loader_next(&loader, B, T, hx, hy);
+        double ts = wb_now_us(), lval = NAN, norm = NAN;
+        nvtxRangePushA("step");
+        /* --graph: the first step runs eagerly (it allocates), the second is captured */
+        if (rc == WB_OK) rc = train_step(tr, &st, hx, hy, B, T, o->graph && step == tr->start_step + 2);
+        nvtxRangePop();
+        if (rc == WB_OK) rc = wb_download(&tr->ctx, st.loss, &lval); /* synchronises: the step is done */
+        if (rc == WB_OK) rc = adamw_last_norm(&tr->opt, &norm);
+        if (rc != WB_OK) {
+            fprintf(stderr, "step %lld failed\n", (long long)step);
+            break;
+        }
+        double ms = (wb_now_us() - ts) * 1e-3, tps = (double)BT / (ms * 1e-3);
+        if (step > tr->start_step + o->profile_warmup) step_ms[measured++] = ms;
+        if (isnan(first_loss)) first_loss = lval;
+        last_loss = lval;
+        if (!isfinite(lval)) {
+            fprintf(stderr, "step %lld: loss is %f\n", (long long)step, lval);
+            rc = WB_FAIL;
+            break;
+        }
+        int last = step == o->steps;
+        if (o->log_every > 0 && (step % o->log_every == 0 || last)) {
+            char mfu[32];
+            if (tr->peak > 0) snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * tr->flops_per_token * tps / tr->peak);
+            else snprintf(mfu, sizeof mfu, "n/a");
+            printf("step %5lld/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s | MFU %s\n",
+                   (long long)step, o->steps, lval, adamw_lr(&tr->acfg, tr->opt.t), norm, ms, tps, mfu);
+            fflush(stdout);
+        }
+        if (o->eval_every > 0 && step % o->eval_every == 0 && !last && c->n_val) {
+            double vl;
+            rc = evaluate(tr, c, B, T, o->eval_batches, &vl);
+            if (rc == WB_OK) printf("val  %5lld/%d | loss %.4f (train %.4f)\n", (long long)step, o->steps, vl, lval);
+        }
+        if (rc == WB_OK && ((o->save_every > 0 && step % o->save_every == 0) || last))
+            rc = save_checkpoint(tr, ck_path, step);
+        if (rc == WB_OK && o->sample_every > 0 && step % o->sample_every == 0 && !last) {
+            char label[64];
+            snprintf(label, sizeof label, "sample %lld (greedy)", (long long)step);
+            rc = sample(&tr->model, &tr->ctx, &c->bpe, o->prompt, o->sample_len, 0.0f, rng, label);
+        }
+    }
+    if (profiling) cudaProfilerStop();
+    if (rc == WB_OK && measured > 0) {
+        double med = wb_median(step_ms, measured), tps = (double)BT / (med * 1e-3);
+        printf("summary: %d measured steps, median %.1f ms/step, %.0f tok/s", measured, med, tps);
+        if (tr->peak > 0) printf(", MFU %.1f%%", 100.0 * tr->flops_per_token * tps / tr->peak);
+        printf(", loss %.4f -> %.4f\n", first_loss, last_loss);
+    }
+    if (rc == WB_OK && c->n_val && o->steps > tr->start_step) {
+        double vl;
+        rc = evaluate(tr, c, B, T, o->eval_batches, &vl);
+        if (rc == WB_OK) printf("validation: loss %.4f over %d batches (train %.4f)\n", vl, o->eval_batches, last_loss);
+    }
+    free(hx), free(hy), free(step_ms), free(st.dx), free(st.dy);
+    return rc;
+}
+
 /* mkdir -p */
 static int make_dirs(const char *path) {
     char buf[4096];
@@ -235,32 +603,13 @@ static int make_dirs(const char *path) {
     return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int file_exists(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 int main(int argc, char **argv) {
-    options o = {.data = "builtin", .out = "out_gpt2", .backend = "cuda", .dtype = NULL, .ops = "fused", .attn = "flash",
-                 .prompt = "One day,", .layers = 2, .heads = 2, .width = 64, .context = 64, .seq = 0,
-                 .batch = 4, .vocab = 512, .steps = 20, .warmup = 2, .sample_every = 0, .sample_len = 32,
-                 .save_every = 0, .profile_warmup = 1, .log_every = 1, .lr = 1e-3f, .min_lr_frac = 0.1f,
-                 .weight_decay = 0.1f, .clip = 1.0f, .dropout = 0.0f, .temperature = 0.8f,
-                 .builtin_bytes = 1 << 20, .bpe_bytes = 8 << 20, .seed = 1337};
-    if (parse(&o, argc, argv) != 0) {
-        usage(argv[0]);
-        return 2;
-    }
-    int cuda = !strcmp(o.backend, "cuda");
-    wb_dtype dtype = cuda ? WB_BF16 : WB_F32;
-    if (o.dtype && wb_dtype_parse(o.dtype, &dtype) != 0) {
-        fprintf(stderr, "unknown dtype %s\n", o.dtype);
-        return 2;
-    }
-    wb_backend *be = NULL;
-    if ((cuda ? wb_backend_cuda_create(&be, 0) : wb_backend_cpu_create(&be)) != WB_OK) {
-        fprintf(stderr, "cannot create the %s backend\n", o.backend);
-        return 1;
+    /* 1. options */
+    options o;
+    int parsed = parse_options(&o, argc, argv);
+    if (parsed != 0) {
+        if (parsed < 0) fprintf(stderr, "run %s --help for the options\n", argv[0]);
+        return parsed > 0 ? 0 : 2;
     }
     if (make_dirs(o.out) != 0) {
         perror(o.out);
@@ -270,187 +619,30 @@ int main(int argc, char **argv) {
     snprintf(tok_path, sizeof tok_path, "%s/tokenizer.bin", o.out);
     snprintf(ck_path, sizeof ck_path, "%s/model.ckpt", o.out);
 
-    /* ---- text and tokenizer (--data random: uniform random tokens, no tokenizer; benchmarks) ---- */
-    int random_data = !strcmp(o.data, "random");
-    size_t n_text = 0;
-    wb_bpe bpe;
-    int32_t *tokens = NULL;
-    size_t n_tokens = 0;
-    double t0 = wb_now_us();
-    if (random_data) {
-        wb_rng r;
-        wb_rng_seed(&r, o.seed);
-        n_tokens = (size_t)o.batch * (size_t)o.seq * 64 + (size_t)o.seq + 2;
-        tokens = malloc(n_tokens * sizeof *tokens);
-        if (!tokens) return 1;
-        for (size_t i = 0; i < n_tokens; i++) tokens[i] = (int32_t)(wb_rng_next(&r) % (uint64_t)o.vocab);
-        memset(&bpe, 0, sizeof bpe);
-        bpe.vocab_size = o.vocab;
-        o.sample_len = 0, o.sample_every = 0; /* nothing to decode */
-        printf("data: random tokens, vocabulary %d\n", o.vocab);
-    } else {
-    char *text = !strcmp(o.data, "builtin") ? wb_builtin_corpus((size_t)o.builtin_bytes, o.seed, &n_text)
-                                             : wb_read_file(o.data, &n_text);
-    if (!text) return 1;
-    if (o.resume && file_exists(tok_path)) {
-        if (wb_bpe_load(&bpe, tok_path) != WB_OK) return 1;
-        printf("tokenizer: %s (%d tokens)\n", tok_path, bpe.vocab_size);
-    } else {
-        size_t nb = n_text < (size_t)o.bpe_bytes ? n_text : (size_t)o.bpe_bytes;
-        if (wb_bpe_train(&bpe, text, nb, o.vocab, 1) != WB_OK || wb_bpe_save(&bpe, tok_path) != WB_OK) return 1;
-        printf("tokenizer: trained %d tokens on %zu bytes in %.1f s -> %s\n", bpe.vocab_size, nb,
-               (wb_now_us() - t0) * 1e-6, tok_path);
-    }
-    t0 = wb_now_us();
-    if (wb_bpe_encode(&bpe, text, n_text, &tokens, &n_tokens) != WB_OK) return 1;
-    printf("data: %s, %zu bytes -> %zu tokens (%.2f bytes/token) in %.1f s\n", o.data, n_text, n_tokens,
-           (double)n_text / (double)(n_tokens ? n_tokens : 1), (wb_now_us() - t0) * 1e-6);
-    free(text);
-    }
+    /* 2. data: tokens, tokenizer, training and validation split */
+    corpus data;
+    trainer tr;
+    memset(&tr, 0, sizeof tr);
+    int rc = load_corpus(&o, tok_path, &data);
 
-    /* ---- model and optimizer ---- */
-    gpt2_config cfg = {o.layers, o.heads, o.width, o.context, bpe.vocab_size, gpt2_pad_vocab(bpe.vocab_size),
-                       o.dropout, !strcmp(o.ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE, !strcmp(o.attn, "flash")};
-    int64_t start_step = 0, ck_params = 0;
-    if (o.resume) {
-        if (gpt2_peek(ck_path, &cfg, &start_step, &ck_params) != WB_OK) return 1;
-        cfg.dropout = o.dropout;
-        cfg.ops = !strcmp(o.ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE;
-        cfg.flash = !strcmp(o.attn, "flash");
-        if (cfg.vocab != bpe.vocab_size) {
-            fprintf(stderr, "%s: vocabulary %d, tokenizer %d\n", ck_path, cfg.vocab, bpe.vocab_size);
-            return 1;
-        }
-        if (o.seq > cfg.max_seq) o.seq = cfg.max_seq;
-    }
-    gpt2 model;
-    if (gpt2_build(&model, &cfg, be, dtype) != WB_OK) return 1;
-    adamw_config acfg = {o.lr, o.lr * o.min_lr_frac, 0.9f, 0.95f, 1e-8f, o.weight_decay, o.clip, o.warmup, o.steps};
-    adamw opt;
-    if (o.resume) {
-        float *p = malloc((size_t)model.n_params * 4), *mm = malloc((size_t)model.n_params * 4),
-              *vv = malloc((size_t)model.n_params * 4);
-        int has_opt = 0;
-        if (!p || !mm || !vv || ck_params != model.n_params || gpt2_load(ck_path, p, mm, vv, &has_opt) != WB_OK ||
-            adamw_init(&opt, &acfg, &model) != WB_OK || adamw_set_params_f32(&opt, &model, p) != WB_OK)
-            return 1;
-        if (has_opt && adamw_set_state(&opt, &model, mm, vv, (int)start_step) != WB_OK) return 1;
-        free(p), free(mm), free(vv);
-        printf("resumed %s at step %lld\n", ck_path, (long long)start_step);
-    } else {
-        if (gpt2_init_random(&model, o.seed) != WB_OK || adamw_init(&opt, &acfg, &model) != WB_OK) return 1;
-    }
-    double flops_tok = gpt2_flops_per_token(&model, o.seq), peak = be->peak_for(be, dtype);
-    printf("model: %d layers, %d heads, width %d, context %d, vocab %d (padded %d), %.2fM parameters, %s %s, "
-           "ops %s, attention %s\n",
-           cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.max_seq, cfg.vocab, cfg.vocab_padded, model.n_params / 1e6,
-           be->name, wb_dtype_name(dtype), o.ops, o.attn);
-    printf("device: %s, peak %s\n", be->device_name, peak > 0 ? "known" : "unknown (MFU n/a)");
-    if (peak > 0) printf("device: dense peak %.0f TFLOP/s for %s\n", peak / 1e12, wb_dtype_name(dtype));
+    /* 3. build: backend, model, optimizer, context */
+    if (rc == WB_OK) rc = build(&o, &data, ck_path, &tr);
 
-    /* ---- training ---- */
-    size_t n_val = n_tokens / 10, n_train = n_tokens - n_val;
-    wb_loader train;
-    wb_loader_init(&train, tokens, n_train);
-    train.pos = (size_t)(start_step * o.batch * o.seq) % (n_train > (size_t)o.seq + 2 ? n_train - (size_t)o.seq - 1 : 1);
-    wb_ctx ctx;
-    size_t chunk = (size_t)64 << 20;
-    if (wb_ctx_init(&ctx, be, dtype, chunk) != WB_OK) return 1;
-    ctx.seed = o.seed;
-    size_t BT = (size_t)o.batch * (size_t)o.seq;
-    int32_t *hx = malloc(BT * 4), *hy = malloc(BT * 4);
-    double *dx = malloc(BT * sizeof *dx), *dy = malloc(BT * sizeof *dy);
-    double *step_ms = calloc((size_t)(o.steps > 0 ? o.steps : 1), sizeof *step_ms);
-    if (!hx || !hy || !dx || !dy || !step_ms) return 1;
+    /* 4. train (and the validation loss at the end) */
     wb_rng rng;
-    wb_rng_seed(&rng, o.seed + 7);
-    int measured = 0, profiling = 0;
-    double first_loss = NAN, last_loss = NAN;
-    for (int64_t step = start_step + 1; step <= o.steps; step++) {
-        if (cuda && !profiling && step > start_step + o.profile_warmup) {
-            cudaProfilerStart();
-            profiling = 1;
-        }
-        if (wb_loader_next(&train, o.batch, o.seq, hx, hy) != WB_OK) return 1;
-        for (size_t i = 0; i < BT; i++) dx[i] = hx[i], dy[i] = hy[i];
-        double ts = wb_now_us();
-        nvtxRangePushA("step");
-        int64_t shape[2] = {o.batch, o.seq};
-        wb_tensor *x = NULL, *y = NULL, *loss = NULL;
-        int rc = wb_ctx_reset(&ctx);
-        if (rc == WB_OK) {
-            x = wb_new(&ctx, WB_I32, 2, shape, 0);
-            y = wb_new(&ctx, WB_I32, 2, shape, 0);
-            rc = x && y && wb_upload(&ctx, x, dx) == WB_OK && wb_upload(&ctx, y, dy) == WB_OK ? WB_OK : WB_FAIL;
-        }
-        if (rc == WB_OK) rc = gpt2_zero_grads(&model);
-        if (rc == WB_OK) rc = gpt2_forward(&model, &ctx, x, y, NULL, &loss);
-        nvtxRangePushA("backward");
-        if (rc == WB_OK) rc = wb_backward(&ctx, loss);
-        nvtxRangePop();
-        nvtxRangePushA("optimizer");
-        float lr = adamw_lr(&acfg, (int)step);
-        if (rc == WB_OK) rc = adamw_step(&opt, &model, lr);
-        nvtxRangePop();
-        nvtxRangePop(); /* step */
-        double lval = NAN, norm = NAN;
-        if (rc == WB_OK) rc = wb_download(&ctx, loss, &lval); /* synchronises: the step is done */
-        if (rc == WB_OK) rc = adamw_last_norm(&opt, &norm);
-        if (rc != WB_OK) {
-            fprintf(stderr, "step %lld failed\n", (long long)step);
-            return 1;
-        }
-        double ms = (wb_now_us() - ts) * 1e-3, tps = (double)BT / (ms * 1e-3);
-        if (step > start_step + o.profile_warmup) step_ms[measured++] = ms;
-        if (isnan(first_loss)) first_loss = lval;
-        last_loss = lval;
-        if (!isfinite(lval)) {
-            fprintf(stderr, "step %lld: loss is %f\n", (long long)step, lval);
-            return 1;
-        }
-        if (o.log_every > 0 && (step % o.log_every == 0 || step == o.steps)) {
-            char mfu[32];
-            if (peak > 0) snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * flops_tok * tps / peak);
-            else snprintf(mfu, sizeof mfu, "n/a");
-            printf("step %5lld/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s | MFU %s\n",
-                   (long long)step, o.steps, lval, lr, norm, ms, tps, mfu);
-            fflush(stdout);
-        }
-        int last = step == o.steps;
-        if ((o.save_every > 0 && step % o.save_every == 0) || last) {
-            float *p = malloc((size_t)model.n_params * 4), *mm = malloc((size_t)model.n_params * 4),
-                  *vv = malloc((size_t)model.n_params * 4);
-            if (!p || !mm || !vv) return 1;
-            int ok = adamw_get_params_f32(&opt, &model, p) == WB_OK &&
-                     adamw_get_state(&opt, &model, mm, vv) == WB_OK;
-            gpt2_opt_state st = {mm, vv};
-            if (!ok || gpt2_save(&model, ck_path, step, p, &st) != WB_OK) return 1;
-            free(p), free(mm), free(vv);
-        }
-        if (o.sample_every > 0 && step % o.sample_every == 0 && !last) {
-            char label[64];
-            snprintf(label, sizeof label, "sample %lld (greedy)", (long long)step);
-            if (sample(&model, &ctx, &bpe, o.prompt, o.sample_len, 0.0f, &rng, label) != WB_OK) return 1;
-        }
+    wb_rng_seed(&rng, (uint64_t)o.seed + 7);
+    if (rc == WB_OK) rc = train(&o, &data, &tr, ck_path, &rng);
+
+    /* 5. samples from the trained model */
+    if (rc == WB_OK && o.sample_len > 0 && o.steps > tr.start_step) {
+        rc = sample(&tr.model, &tr.ctx, &data.bpe, o.prompt, o.sample_len, 0.0f, &rng, "sample (greedy)");
+        if (rc == WB_OK)
+            rc = sample(&tr.model, &tr.ctx, &data.bpe, o.prompt, o.sample_len, (float)o.temperature, &rng,
+                        "sample (temperature)");
     }
-    if (profiling) cudaProfilerStop();
-    if (measured > 0) {
-        double med = wb_median(step_ms, measured), tps = (double)BT / (med * 1e-3);
-        printf("summary: %d measured steps, median %.1f ms/step, %.0f tok/s", measured, med, tps);
-        if (peak > 0) printf(", MFU %.1f%%", 100.0 * flops_tok * tps / peak);
-        printf(", loss %.4f -> %.4f\n", first_loss, last_loss);
-    }
-    if (o.sample_len > 0 && o.steps > start_step) {
-        if (sample(&model, &ctx, &bpe, o.prompt, o.sample_len, 0.0f, &rng, "sample (greedy)") != WB_OK) return 1;
-        if (sample(&model, &ctx, &bpe, o.prompt, o.sample_len, o.temperature, &rng, "sample (temperature)") != WB_OK)
-            return 1;
-    }
-    printf("saved %s%s%s\n", ck_path, random_data ? "" : " and ", random_data ? "" : tok_path);
-    wb_ctx_free(&ctx);
-    adamw_free(&opt);
-    gpt2_free(&model);
-    wb_bpe_free(&bpe);
-    free(tokens);
-    be->destroy(be);
-    return 0;
+    if (rc == WB_OK) printf("saved %s%s%s\n", ck_path, data.random ? "" : " and ", data.random ? "" : tok_path);
+
+    /* 6. free */
+    free_all(&tr, &data);
+    return rc == WB_OK ? 0 : 1;
 }

@@ -54,9 +54,9 @@ static int c_unary(wb_backend *be, wb_unop op, double al, const wb_tensor *o, co
     return real.unary(be, op, al, o, a, acc);
 }
 static int c_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
-                            const wb_tensor *y) {
+                            const wb_tensor *y, int acc) {
     count(1, 0, 0, 0);
-    return real.unary_backward(be, op, ga, g, a, y);
+    return real.unary_backward(be, op, ga, g, a, y, acc);
 }
 static int c_sum_into(wb_backend *be, const wb_tensor *d, const wb_tensor *s, double sc, int acc) {
     count(1 + wb_cuda_sum_into_two_pass(d, s), 0, 0, 0);
@@ -108,9 +108,9 @@ static int c_cross_entropy(wb_backend *be, const wb_tensor *l, const wb_tensor *
     return real.cross_entropy(be, l, lse, lg, t, v);
 }
 static int c_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gs, const wb_tensor *lse,
-                                    const wb_tensor *lg, const wb_tensor *t, int64_t v) {
+                                    const wb_tensor *lg, const wb_tensor *t, int64_t v, int acc) {
     count(1, 0, 0, 0);
-    return real.cross_entropy_backward(be, gl, gs, lse, lg, t, v);
+    return real.cross_entropy_backward(be, gl, gs, lse, lg, t, v, acc);
 }
 static int c_attention(wb_backend *be, const wb_tensor *o, const wb_tensor *l, const wb_tensor *q, const wb_tensor *k,
                        const wb_tensor *v, double s) {
@@ -211,12 +211,16 @@ Test(launch_plan, fused_ops) {
     expect("mlp", 5, 2, 0, 0);        /* LN, fc, gelu, fcproj, add */
     expect("layer", 16, 6, 0, 0);
     expect("mlp_bwd", 11, 4, 0, 0);   /* add: 2 accumulates; fcproj, fc: 2 GEMMs + bias sum each; gelu; LN: 2 */
-    expect("attn_bwd", 19, 8, 0, 0);  /* add 2; proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 2 */
-    expect("layer_bwd", 30, 12, 0, 0);
+    expect("attn_bwd", 19, 8, 2, 0);  /* add 2; proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 2;
+                                         memsets: the scores' gradient (the softmax pullback skips the masked
+                                         half) and qkv's (three head copies each write a third) */
+    expect("layer_bwd", 30, 12, 2, 0);
     expect("forward", 38, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2) */
-    expect("backward", 69, 26, 1, 0); /* memset of the gradient arena, fill dloss = 1, ... */
+    expect("backward", 69, 26, 5, 0); /* fill dloss = 1, ...; memsets: 2 a layer, and the final layer norm's
+                                         input gradient (its pullback adds); every other gradient is
+                                         stored by its first writer (engine.h) */
     expect("optimizer", 3, 0, 0, 0);  /* norm (2 kernels), AdamW */
-    expect("step", 110, 39, 2, 2);    /* + memset of the parameter gradients, 2 uploads */
+    expect("step", 110, 39, 6, 2);    /* + memset of the parameter gradients, 2 uploads */
 }
 
 Test(launch_plan, primitive_ops) {
@@ -225,8 +229,8 @@ Test(launch_plan, primitive_ops) {
     expect("mlp", 15, 2, 0, 0);
     expect("forward", 91, 13, 0, 0);  /* + the eps constant (a fill kernel), LN_f from 9 primitives */
     expect("mlp_bwd", 27, 4, 0, 0);
-    expect("attn_bwd", 37, 8, 0, 0);
-    expect("backward", 151, 26, 1, 0);
+    expect("attn_bwd", 37, 8, 2, 0);
+    expect("backward", 151, 26, 4, 0); /* 2 a layer; the final layer norm is primitives, which store */
 }
 
 /* --attn flash with one head of 64 (the CUDA kernels' head size): q, k, v are read in place from
@@ -234,7 +238,7 @@ Test(launch_plan, primitive_ops) {
 Test(launch_plan, flash_attention) {
     run_step(GPT2_OPS_FUSED, 1, 1);
     expect("attn", 5, 2, 0, 0);       /* LN, qkv, flash, proj, add */
-    expect("attn_bwd", 13, 4, 1, 0);  /* add 2; proj 2+1; flash 3 (+ a memset for dq); qkv 2+1; LN 2 */
+    expect("attn_bwd", 13, 4, 2, 0);  /* add 2; proj 2+1; flash 3 (+ memsets of qkv's gradient and dq's buffer); qkv 2+1; LN 2 */
     expect("mlp", 5, 2, 0, 0);
-    expect("backward", 57, 18, 3, 0); /* the gradient arena's memset + one per layer for dq */
+    expect("backward", 57, 18, 5, 0); /* 2 a layer, the final layer norm's input gradient */
 }

@@ -98,15 +98,6 @@ int wb_arena_reset(wb_arena *a) {
     return WB_OK;
 }
 
-int wb_arena_zero_used(wb_arena *a) {
-    for (wb_arena_chunk *c = a->head; c; c = c->next) {
-        if (!c->used) continue;
-        if (a->be) WB_TRY(a->be->memset0(a->be, c->base, c->used));
-        else memset(c->base, 0, c->used);
-    }
-    return WB_OK;
-}
-
 void wb_arena_free(wb_arena *a) {
     wb_arena_chunk *c = a->head;
     while (c) {

@@ -72,9 +72,9 @@ struct wb_backend {
                   const wb_tensor *b, int accumulate);
     int (*unary)(wb_backend *be, wb_unop op, double alpha, const wb_tensor *out, const wb_tensor *a,
                  int accumulate);
-    /* ga += g * f'(a); y = f(a) (exp and sqrt use it). Not for WB_OP_IDENTITY. */
+    /* ga (+)= g * f'(a); y = f(a) (exp and sqrt use it). Not for WB_OP_IDENTITY. */
     int (*unary_backward)(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g,
-                          const wb_tensor *a, const wb_tensor *y);
+                          const wb_tensor *a, const wb_tensor *y, int accumulate);
     /* dst (+)= scale * (src summed over every dim where dst has size 1 and src not).
      * dst and src have the same ndim. */
     int (*sum_into)(wb_backend *be, const wb_tensor *dst, const wb_tensor *src, double scale,
@@ -117,11 +117,11 @@ struct wb_backend {
      * lse (N) stat: per-row log-sum-exp, saved for the pullback; loss: stat scalar, the mean. */
     int (*cross_entropy)(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse,
                          const wb_tensor *logits, const wb_tensor *targets, int64_t vocab);
-    /* glogits += gloss / N * (softmax(logits) - onehot(target)), 0 in padding columns.
-     * gloss: the stat scalar gradient of the loss, read on the device. */
+    /* glogits (+)= gloss / N * (softmax(logits) - onehot(target)), 0 in padding columns (written
+     * as 0 when not accumulating). gloss: the stat scalar gradient of the loss, read on the device. */
     int (*cross_entropy_backward)(wb_backend *be, const wb_tensor *glogits, const wb_tensor *gloss,
                                   const wb_tensor *lse, const wb_tensor *logits,
-                                  const wb_tensor *targets, int64_t vocab);
+                                  const wb_tensor *targets, int64_t vocab, int accumulate);
 
     /* ---- fused causal attention (flash-attention style: the (T, T) scores never leave the chip) ----
      * q, k, v, out: (B, H, T, D) views with unit stride along D; out is written, the others read.
@@ -140,6 +140,16 @@ struct wb_backend {
     /* *norm_sq (stat scalar on the device) = sum of grads^2 over the flat block */
     int (*norm_sq)(wb_backend *be, void *norm_sq, const void *grads, int64_t n, wb_dtype dtype);
     int (*adamw)(wb_backend *be, const wb_adamw_args *args);
+
+    /* ---- a whole training step as one graph (NULL where the backend has none: CPU) ----
+     * graph_begin: from here on nothing runs; every launch, memset and GEMM is recorded (no
+     * allocation, upload or download may happen until graph_end). graph_end: the recording becomes
+     * the backend's step graph (replacing an earlier one). graph_launch: runs it once; opt, when not
+     * NULL, gives this step's AdamW arguments (learning rate, step number), which replace the
+     * recorded ones: the recording must hold exactly one AdamW update. */
+    int (*graph_begin)(wb_backend *be);
+    int (*graph_end)(wb_backend *be);
+    int (*graph_launch)(wb_backend *be, const wb_adamw_args *opt);
 };
 
 /* Backends are created here and freed with be->destroy(be). */

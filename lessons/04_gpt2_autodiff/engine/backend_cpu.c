@@ -68,8 +68,8 @@ static int cpu_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor *
     DISPATCH(unary, out->dtype, op, alpha, out, a, acc);
 }
 static int cpu_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g,
-                              const wb_tensor *a, const wb_tensor *y) {
-    DISPATCH(unary_backward, ga->dtype, op, ga, g, a, y);
+                              const wb_tensor *a, const wb_tensor *y, int acc) {
+    DISPATCH(unary_backward, ga->dtype, op, ga, g, a, y, acc);
 }
 static int cpu_sum_into(wb_backend *be, const wb_tensor *dst, const wb_tensor *src, double scale, int acc) {
     DISPATCH(sum_into, dst->dtype, dst, src, scale, acc);
@@ -112,8 +112,8 @@ static int cpu_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_ten
 }
 static int cpu_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss,
                                       const wb_tensor *lse, const wb_tensor *logits, const wb_tensor *targets,
-                                      int64_t vocab) {
-    DISPATCH(cross_entropy_backward, logits->dtype, gl, gloss, lse, logits, targets, vocab);
+                                      int64_t vocab, int acc) {
+    DISPATCH(cross_entropy_backward, logits->dtype, gl, gloss, lse, logits, targets, vocab, acc);
 }
 static int cpu_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim) { return d == WB_F32 || d == WB_F64; }
 static int cpu_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,

@@ -86,7 +86,7 @@ static int FN(unary)(wb_unop op, double alpha, const wb_tensor *out, const wb_te
 }
 
 static int FN(unary_backward)(wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
-                              const wb_tensor *y) {
+                              const wb_tensor *y, int acc) {
     int64_t n = wb_numel(ga);
     for (int64_t i = 0; i < n; i++) {
         real x = AT(a, i), gy = AT(g, i), d = 0;
@@ -98,7 +98,7 @@ static int FN(unary_backward)(wb_unop op, const wb_tensor *ga, const wb_tensor *
         case WB_OP_SQUARE: d = 2 * x; break;
         case WB_OP_SQRT: d = (real)0.5 / AT(y, i); break;
         }
-        AT(ga, i) += gy * d;
+        AT(ga, i) = (acc ? AT(ga, i) : 0) + gy * d;
     }
     return WB_OK;
 }
@@ -340,7 +340,7 @@ static int FN(cross_entropy)(const wb_tensor *loss, const wb_tensor *lse, const 
 }
 
 static int FN(cross_entropy_backward)(const wb_tensor *glogits, const wb_tensor *gloss, const wb_tensor *lse,
-                                      const wb_tensor *logits, const wb_tensor *targets, int64_t vocab) {
+                                      const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc) {
     int64_t N = logits->shape[0], Vp = logits->shape[1];
     const int32_t *t = targets->data;
     double k = *(const real *)gloss->data / (double)N;
@@ -349,7 +349,9 @@ static int FN(cross_entropy_backward)(const wb_tensor *glogits, const wb_tensor 
         const real *l = (const real *)logits->data + r * Vp;
         real *d = (real *)glogits->data + r * Vp;
         double z = ((const real *)lse->data)[r];
-        for (int64_t j = 0; j < vocab; j++) d[j] += (real)(k * (exp(l[j] - z) - (j == t[r])));
+        for (int64_t j = 0; j < vocab; j++) d[j] = (acc ? d[j] : 0) + (real)(k * (exp(l[j] - z) - (j == t[r])));
+        if (!acc)
+            for (int64_t j = vocab; j < Vp; j++) d[j] = 0; /* padding columns: no gradient */
     }
     return WB_OK;
 }

@@ -9,17 +9,23 @@
  *     wb_tensor *h = wb_layernorm(ctx, x, w, b, 1e-5);   // value; pushes (pb_layernorm, saved)
  *     wb_tensor *y = wb_linear(ctx, h, W, bias);          // value; pushes (pb_linear, saved)
  *     ...
- *     wb_backward(ctx, loss);   // zero the gradient arena, seed dloss = 1, run pullbacks in reverse
+ *     wb_backward(ctx, loss);   // seed dloss = 1, run pullbacks in reverse
  *
  * Gradients accumulate (+=): a tensor used twice (the residual stream, tied embeddings) simply
  * receives two contributions. Views (reshape, permute, split) share their gradient memory with
  * the tensor they view, so their pullbacks do nothing at all.
  *
  * Memory: every header, saved context and temporary comes from the host arena; activation values
- * from the activation arena; their gradients from the gradient arena, zeroed with one memset at
- * the start of backward. All three are reset at the start of each step (wb_ctx_reset), so after
- * the first step nothing is allocated. Parameters and their gradients live outside, in one block
- * each (see model/gpt2.h).
+ * from the activation arena; their gradients from the gradient arena. All three are reset at the
+ * start of each step (wb_ctx_reset), so after the first step nothing is allocated. Parameters and
+ * their gradients live outside, in one block each (see model/gpt2.h).
+ *
+ * Nothing zeroes the gradient arena. Each gradient allocation (wb_grad_buf) knows whether this
+ * backward pass has written it yet: the first pullback that writes all of it stores (out = g, no
+ * read of old values) and later ones accumulate; a first write that covers only part of it (one
+ * head of qkv) zeroes that allocation first. A pullback whose output gradient was never written
+ * is skipped: that gradient is zero. At 124M this replaces a 7 GB memset and the reads of zeros
+ * by every first accumulation.
  *
  * Errors are sticky: a primitive that fails prints why, sets ctx->status, and returns NULL; every
  * later primitive given a NULL or called on a failed context returns NULL at once. Check the
@@ -38,7 +44,7 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------------
  * Arena: bump allocation over chunks of host memory (be == NULL) or backend memory. Reset
  * rewinds; when a step needed more than one chunk, reset replaces them with one large chunk, so
- * from the second step on one chunk serves all (and one memset clears the gradient arena).
+ * from the second step on one chunk serves all.
  * ------------------------------------------------------------------------------------------ */
 typedef struct wb_arena_chunk {
     char *base;
@@ -57,7 +63,6 @@ typedef struct {
 int wb_arena_init(wb_arena *a, wb_backend *be, size_t chunk_size, const char *name);
 void *wb_arena_alloc(wb_arena *a, size_t bytes);   /* 256-byte aligned; NULL on failure */
 int wb_arena_reset(wb_arena *a);
-int wb_arena_zero_used(wb_arena *a);               /* memset 0 of every used byte */
 void wb_arena_free(wb_arena *a);
 
 /* ---------------------------------------------------------------------------------------------
@@ -70,7 +75,16 @@ typedef struct {
     wb_pullback_fn fn;         /* NULL: a view, nothing to do */
     void *saved;               /* context saved by the forward pass (host arena) */
     const char *name;          /* the primitive's name */
+    const wb_tensor *out;      /* its output: skipped while the output's gradient is unwritten */
 } wb_pullback;
+
+/* One gradient allocation of the gradient arena, and whether backward has written it yet. */
+typedef struct wb_grad_buf {
+    void *base;
+    size_t bytes;
+    int written;
+    struct wb_grad_buf *next;  /* every allocation of this step, newest first */
+} wb_grad_buf;
 
 typedef enum { WB_TAPE_PULLBACK, WB_TAPE_RANGE_PUSH, WB_TAPE_RANGE_POP } wb_tape_kind;
 
@@ -93,7 +107,8 @@ struct wb_ctx {
     wb_dtype dtype;            /* activations and parameters: f32, f64 (CPU) or bf16 (CUDA) */
     wb_arena host;             /* headers, saved contexts, the tape's ranges */
     wb_arena act;              /* activation values and temporaries */
-    wb_arena grad;             /* activation gradients, zeroed at the start of backward */
+    wb_arena grad;             /* activation gradients (written first by stores; see above) */
+    wb_grad_buf *grad_bufs;    /* this step's gradient allocations */
     wb_tape tape;
     int grad_enabled;          /* 0: inference, no gradients, no tape */
     int training;              /* 0: dropout is the identity */
@@ -123,6 +138,11 @@ int wb_tape_record(wb_ctx *ctx, wb_pullback pb);
  * different names ("layer" / "layer_bwd"): a grader counts every occurrence of a name alike. */
 void wb_range_push(wb_ctx *ctx, const char *name, const char *bwd_name);
 void wb_range_pop(wb_ctx *ctx);
+
+/* A pullback about to write x's gradient asks how: *acc = 0 (store) when this is the first write of
+ * x's whole gradient allocation and `whole` says the call writes every element of x, else 1
+ * (accumulate; a first partial write zeroes the allocation first). Parameters always accumulate. */
+int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc);
 
 /* Runs the tape in reverse. loss must be a scalar produced with gradients enabled. */
 int wb_backward(wb_ctx *ctx, wb_tensor *loss);

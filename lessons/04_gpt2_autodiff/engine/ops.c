@@ -1,7 +1,8 @@
 /*
  * ops.c: the primitives. Each one is a forward function (check shapes, allocate the output, run
  * the backend kernel, save what the pullback needs) and its pullback (read the output's
- * gradient, accumulate into the inputs' gradients). This file is the rrule table of the engine.
+ * gradient, write the inputs' gradients: the first write of a gradient stores, later ones
+ * accumulate, wb_grad_write decides). This file is the rrule table of the engine.
  *
  * What a pullback launches, which is what a learner predicts from a trace:
  *   views (split, permute, reshape that can view, contiguous of a contiguous tensor): nothing
@@ -60,7 +61,7 @@ static void *save(wb_ctx *ctx, size_t bytes) {
 static wb_tensor *finish(wb_ctx *ctx, wb_tensor *y, wb_pullback_fn fn, void *saved, const char *name) {
     if (ctx->status != WB_OK) return NULL;
     if (y->grad && ctx->grad_enabled) {
-        wb_pullback pb = {fn, saved, name};
+        wb_pullback pb = {fn, saved, name, y};
         if (wb_tape_record(ctx, pb) != WB_OK) return NULL;
     }
     return y;
@@ -117,10 +118,17 @@ static wb_tensor grad_as_ndim(const wb_tensor *x, int nd) {
     return g;
 }
 
-/* x.grad += scale * (g summed over the dims that x was broadcast along) */
+/* ACC(acc, x, whole): int acc = how this pullback writes x's gradient: 0 stores, 1 accumulates
+ * (wb_grad_write, engine.h; whole: the call writes every element of x's gradient) */
+#define ACC(acc, x, whole)                                                                         \
+    int acc;                                                                                       \
+    WB_TRY(wb_grad_write(ctx, (x), (whole), &acc))
+
+/* x.grad (+)= scale * (g summed over the dims that x was broadcast along) */
 static int accum_grad(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *g, double scale) {
     wb_tensor gx = grad_as_ndim(x, g->ndim);
-    return BE->sum_into(BE, &gx, g, scale, 1);
+    ACC(acc, x, 1);
+    return BE->sum_into(BE, &gx, g, scale, acc);
 }
 
 /* x.grad += reduce(g op other): one kernel when x was not broadcast, else product + reduction */
@@ -128,7 +136,8 @@ static int accum_product(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *g, co
                          wb_binop op) {
     if (wb_same_shape(x, g)) {
         wb_tensor gx = gview(x);
-        return BE->binary(BE, op, &gx, g, other, 1);
+        ACC(acc, x, 1);
+        return BE->binary(BE, op, &gx, g, other, acc);
     }
     wb_tensor *tmp = temp_like(ctx, g);
     if (!tmp) return WB_FAIL;
@@ -216,8 +225,9 @@ typedef struct {
 static int pb_unary(wb_ctx *ctx, void *p) {
     unary_saved *s = p;
     wb_tensor g = gview(s->y), ga = gview(s->a);
-    if (s->op == WB_OP_IDENTITY) return BE->unary(BE, WB_OP_IDENTITY, s->alpha, &ga, &g, 1);
-    return BE->unary_backward(BE, s->op, &ga, &g, s->a, s->y);
+    ACC(acc, s->a, 1);
+    if (s->op == WB_OP_IDENTITY) return BE->unary(BE, WB_OP_IDENTITY, s->alpha, &ga, &g, acc);
+    return BE->unary_backward(BE, s->op, &ga, &g, s->a, s->y, acc);
 }
 
 static wb_tensor *unary(wb_ctx *ctx, wb_unop op, double alpha, wb_tensor *a, const char *name) {
@@ -250,7 +260,8 @@ static int pb_reduce(wb_ctx *ctx, void *p) {
     reduce_saved *s = p;
     wb_tensor gy = gview(s->y), gb, ga = gview(s->a);
     wb_broadcast_to(&gy, s->a->ndim, s->a->shape, &gb);
-    return BE->unary(BE, WB_OP_IDENTITY, s->scale, &ga, &gb, 1);
+    ACC(acc, s->a, 1);
+    return BE->unary(BE, WB_OP_IDENTITY, s->scale, &ga, &gb, acc);
 }
 
 static wb_tensor *reduce(wb_ctx *ctx, wb_tensor *a, int axis, int mean, const char *name) {
@@ -296,7 +307,7 @@ int wb_split(wb_ctx *ctx, wb_tensor *a, int axis, int n, const int64_t *sizes, w
     }
     /* One tape entry with no pullback: the parts' gradients already are the parts of a's. */
     if (a->grad && ctx->grad_enabled) {
-        wb_pullback pb = {NULL, NULL, "split"};
+        wb_pullback pb = {NULL, NULL, "split", NULL};
         return wb_tape_record(ctx, pb);
     }
     return WB_OK;
@@ -335,7 +346,8 @@ typedef struct {
 static int pb_contiguous(wb_ctx *ctx, void *p) {
     copy_saved *s = p;
     wb_tensor g = gview(s->y), ga = gview(s->a);
-    return BE->unary(BE, WB_OP_IDENTITY, 1.0, &ga, &g, 1);
+    ACC(acc, s->a, 1);
+    return BE->unary(BE, WB_OP_IDENTITY, 1.0, &ga, &g, acc);
 }
 
 wb_tensor *wb_contiguous(wb_ctx *ctx, wb_tensor *a) {
@@ -393,22 +405,26 @@ static int pb_mm(wb_ctx *ctx, void *p) {
     wb_tensor g = gview(s->y);
     /* b_used: the (K, N) operand of the forward product. */
     wb_tensor b_used = s->b_is_weight ? transposed(s->b) : *s->b;
-    if (s->a->grad) { /* da (M, K) += g (M, N) @ b_used^T (N, K) */
+    if (s->a->grad) { /* da (M, K) (+)= g (M, N) @ b_used^T (N, K) */
         wb_tensor ga = gview(s->a), bt = transposed(&b_used);
-        WB_TRY(BE->gemm(BE, &ga, &g, &bt, NULL, 1.0, 1));
+        ACC(acc, s->a, 1);
+        WB_TRY(BE->gemm(BE, &ga, &g, &bt, NULL, 1.0, acc));
     }
     if (s->b->grad) {
-        if (s->b_is_weight) { /* dw (N, K) += g^T (N, M) @ a (M, K) */
+        if (s->b_is_weight) { /* dw (N, K) (+)= g^T (N, M) @ a (M, K) */
             wb_tensor gw = gview(s->b), gt = transposed(&g);
-            WB_TRY(BE->gemm(BE, &gw, &gt, s->a, NULL, 1.0, 1));
-        } else { /* db (K, N) += a^T (K, M) @ g (M, N) */
+            ACC(acc, s->b, 1);
+            WB_TRY(BE->gemm(BE, &gw, &gt, s->a, NULL, 1.0, acc));
+        } else { /* db (K, N) (+)= a^T (K, M) @ g (M, N) */
             wb_tensor gb = gview(s->b), at = transposed(s->a);
-            WB_TRY(BE->gemm(BE, &gb, &at, &g, NULL, 1.0, 1));
+            ACC(acc, s->b, 1);
+            WB_TRY(BE->gemm(BE, &gb, &at, &g, NULL, 1.0, acc));
         }
     }
-    if (s->bias && s->bias->grad) { /* dbias (N) += sum of g's rows */
+    if (s->bias && s->bias->grad) { /* dbias (N) (+)= sum of g's rows */
         wb_tensor gbias = grad_as_ndim(s->bias, 2);
-        WB_TRY(BE->sum_into(BE, &gbias, &g, 1.0, 1));
+        ACC(acc, s->bias, 1);
+        WB_TRY(BE->sum_into(BE, &gbias, &g, 1.0, acc));
     }
     return WB_OK;
 }
@@ -483,6 +499,8 @@ typedef struct {
 static int pb_embedding(wb_ctx *ctx, void *p) {
     embed_saved *s = p;
     wb_tensor g = gview(s->y2), gt = gview(s->table);
+    ACC(acc, s->table, 0);
+    (void)acc; /* scatter_add_rows always adds */
     return BE->scatter_add_rows(BE, &gt, &g, s->idx);
 }
 
@@ -524,6 +542,8 @@ typedef struct {
 static int pb_softmax(wb_ctx *ctx, void *p) {
     softmax_saved *s = p;
     wb_tensor g = gview(s->y), ga = gview(s->a);
+    ACC(acc, s->a, 0);
+    (void)acc; /* softmax_backward always adds (and skips the masked part) */
     return BE->softmax_backward(BE, &ga, &g, s->y, s->scale);
 }
 
@@ -550,7 +570,8 @@ wb_tensor *wb_softmax_causal(wb_ctx *ctx, wb_tensor *a, double scale) {
 static int pb_causal_mask(wb_ctx *ctx, void *p) {
     copy_saved *s = p;
     wb_tensor g = gview(s->y), ga = gview(s->a);
-    return BE->causal_mask(BE, &ga, &g, 0.0, 1);
+    ACC(acc, s->a, 1);
+    return BE->causal_mask(BE, &ga, &g, 0.0, acc);
 }
 
 wb_tensor *wb_causal_mask(wb_ctx *ctx, wb_tensor *a) {
@@ -577,6 +598,10 @@ typedef struct {
 static int pb_attention(wb_ctx *ctx, void *p) {
     attn_saved *s = p;
     wb_tensor g = gview(s->y), gq = gview(s->q), gk = gview(s->k), gv = gview(s->v);
+    int acc; /* always adds: q, k, v are parts of one qkv gradient, zeroed at the first write */
+    WB_TRY(wb_grad_write(ctx, s->q, 0, &acc));
+    WB_TRY(wb_grad_write(ctx, s->k, 0, &acc));
+    WB_TRY(wb_grad_write(ctx, s->v, 0, &acc));
     return BE->attention_backward(BE, s->q->grad ? &gq : NULL, s->k->grad ? &gk : NULL, s->v->grad ? &gv : NULL, &g,
                                   s->y, s->lse, s->q, s->k, s->v, s->scale);
 }
@@ -619,6 +644,10 @@ typedef struct {
 static int pb_layernorm(wb_ctx *ctx, void *p) {
     ln_saved *s = p;
     wb_tensor g = gview(s->y2), gx = gview(s->x2), gw = gview(s->w), gb = gview(s->b);
+    int acc; /* always adds */
+    WB_TRY(wb_grad_write(ctx, s->x2, 0, &acc));
+    WB_TRY(wb_grad_write(ctx, s->w, 0, &acc));
+    WB_TRY(wb_grad_write(ctx, s->b, 0, &acc));
     return BE->layernorm_backward(BE, s->x2->grad ? &gx : NULL, s->w->grad ? &gw : NULL,
                                   s->b->grad ? &gb : NULL, &g, s->x2, s->w, s->mean, s->rstd);
 }
@@ -657,7 +686,8 @@ typedef struct {
 static int pb_cross_entropy(wb_ctx *ctx, void *p) {
     ce_saved *s = p;
     wb_tensor gl = gview(s->logits2), gloss = gview(s->loss);
-    return BE->cross_entropy_backward(BE, &gl, &gloss, s->lse, s->logits2, s->targets1, s->vocab);
+    ACC(acc, s->logits2, 1);
+    return BE->cross_entropy_backward(BE, &gl, &gloss, s->lse, s->logits2, s->targets1, s->vocab, acc);
 }
 
 wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, int64_t vocab) {
@@ -695,7 +725,8 @@ typedef struct {
 static int pb_dropout(wb_ctx *ctx, void *p) {
     dropout_saved *s = p;
     wb_tensor g = gview(s->y), ga = gview(s->a);
-    return BE->dropout(BE, &ga, &g, s->p, s->seed, 1);
+    ACC(acc, s->a, 1);
+    return BE->dropout(BE, &ga, &g, s->p, s->seed, acc);
 }
 
 wb_tensor *wb_dropout(wb_ctx *ctx, wb_tensor *a, float p) {

@@ -48,6 +48,7 @@ int wb_ctx_reset(wb_ctx *ctx) {
     WB_TRY(wb_arena_reset(&ctx->act));
     WB_TRY(wb_arena_reset(&ctx->grad));
     ctx->tape.n = 0;
+    ctx->grad_bufs = NULL;
     ctx->status = WB_OK;
     ctx->range_depth = 0;
     return WB_OK;
@@ -73,6 +74,36 @@ static int tape_push(wb_ctx *ctx, wb_tape_entry e) {
 int wb_tape_record(wb_ctx *ctx, wb_pullback pb) {
     wb_tape_entry e = {WB_TAPE_PULLBACK, pb, NULL};
     return tape_push(ctx, e);
+}
+
+/* Does x's gradient view cover its whole allocation, each element once? Yes when it starts at the
+ * allocation, has its size, and is a permutation of a contiguous layout (a transposed view too). */
+static int covers(const wb_tensor *x, const wb_grad_buf *gb) {
+    if (x->grad != gb->base || (size_t)wb_numel(x) * wb_dtype_size(x->dtype) != gb->bytes) return 0;
+    int64_t expect = 1; /* the next stride a contiguous layout needs, dims taken by rising stride */
+    int used = 0;
+    for (int k = 0; k < x->ndim; k++) {
+        int best = -1;
+        for (int d = 0; d < x->ndim; d++)
+            if (!(used >> d & 1) && x->shape[d] > 1 && (best < 0 || x->stride[d] < x->stride[best])) best = d;
+        if (best < 0) break; /* only size-1 dims left */
+        if (x->stride[best] != expect) return 0;
+        expect *= x->shape[best];
+        used |= 1 << best;
+    }
+    return 1;
+}
+
+int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
+    wb_grad_buf *gb = x->gbuf;
+    *acc = 1;
+    if (!gb || gb->written) return WB_OK;
+    gb->written = 1;
+    if (whole && covers(x, gb)) {
+        *acc = 0;
+        return WB_OK;
+    }
+    return ctx->be->memset0(ctx->be, gb->base, gb->bytes);
 }
 
 void wb_range_push(wb_ctx *ctx, const char *name, const char *bwd_name) {
@@ -105,10 +136,10 @@ int wb_backward(wb_ctx *ctx, wb_tensor *loss) {
         fprintf(stderr, "backward: the loss must be a scalar that carries a gradient\n");
         return WB_FAIL;
     }
-    /* One memset clears every activation gradient of this step (pullbacks only accumulate). */
-    WB_TRY(wb_arena_zero_used(&ctx->grad));
+    for (wb_grad_buf *b = ctx->grad_bufs; b; b = b->next) b->written = 0;
     wb_tensor *g = wb_grad_of(ctx, loss);
-    if (!g) return WB_FAIL;
+    int acc;
+    if (!g || wb_grad_write(ctx, loss, 1, &acc) != WB_OK) return WB_FAIL;
     WB_TRY(ctx->be->fill(ctx->be, g, 1.0));
     return run_tape(ctx);
 }
@@ -119,10 +150,11 @@ int wb_backward_with(wb_ctx *ctx, wb_tensor *y, const wb_tensor *gy) {
         fprintf(stderr, "backward_with: y must carry a gradient and gy match its shape and dtype\n");
         return WB_FAIL;
     }
-    WB_TRY(wb_arena_zero_used(&ctx->grad));
+    for (wb_grad_buf *b = ctx->grad_bufs; b; b = b->next) b->written = 0;
     wb_tensor *g = wb_grad_of(ctx, y);
-    if (!g) return WB_FAIL;
-    WB_TRY(ctx->be->unary(ctx->be, WB_OP_IDENTITY, 1.0, g, gy, 0));
+    int acc;
+    if (!g || wb_grad_write(ctx, y, 1, &acc) != WB_OK) return WB_FAIL;
+    WB_TRY(ctx->be->unary(ctx->be, WB_OP_IDENTITY, 1.0, g, gy, acc));
     return run_tape(ctx);
 }
 
@@ -139,6 +171,7 @@ static int run_tape(wb_ctx *ctx) {
             if (ctx->range_hook) ctx->range_hook(ctx->range_hook_user, NULL, 0);
             break;
         case WB_TAPE_PULLBACK:
+            if (e->pb.out && e->pb.out->gbuf && !e->pb.out->gbuf->written) break; /* its gradient is 0 */
             if (e->pb.fn && e->pb.fn(ctx, e->pb.saved) != WB_OK) {
                 fprintf(stderr, "backward: the pullback of %s failed\n", e->pb.name);
                 ctx->status = WB_FAIL;
@@ -147,5 +180,11 @@ static int run_tape(wb_ctx *ctx) {
             break;
         }
     }
+    /* gradients that no pullback reached are zero (a leaf the loss does not depend on) */
+    for (wb_grad_buf *b = ctx->grad_bufs; b && ctx->status == WB_OK; b = b->next)
+        if (!b->written) {
+            b->written = 1;
+            if (ctx->be->memset0(ctx->be, b->base, b->bytes) != WB_OK) ctx->status = WB_FAIL;
+        }
     return ctx->status;
 }

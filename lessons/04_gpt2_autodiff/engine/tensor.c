@@ -185,7 +185,10 @@ wb_tensor *wb_new(wb_ctx *ctx, wb_dtype dtype, int ndim, const int64_t *shape, i
     if (!t->data) goto oom;
     if (with_grad && ctx->grad_enabled) {
         t->grad = wb_arena_alloc(&ctx->grad, bytes);
-        if (!t->grad) goto oom;
+        t->gbuf = wb_arena_alloc(&ctx->host, sizeof *t->gbuf);
+        if (!t->grad || !t->gbuf) goto oom;
+        *t->gbuf = (wb_grad_buf){t->grad, bytes, 0, ctx->grad_bufs};
+        ctx->grad_bufs = t->gbuf;
     }
     return t;
 oom:

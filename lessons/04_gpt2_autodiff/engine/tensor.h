@@ -35,6 +35,8 @@ typedef struct wb_tensor {
     int64_t shape[WB_MAX_DIMS];
     int64_t stride[WB_MAX_DIMS];   /* in elements, not bytes; 0 in a broadcast dimension */
     const char *name;              /* for messages; parameters carry their name */
+    struct wb_grad_buf *gbuf;      /* the gradient's allocation in a context (engine.h); NULL for
+                                      memory the caller owns (parameters). Views share it. */
 } wb_tensor;
 
 size_t wb_dtype_size(wb_dtype d);

@@ -45,17 +45,22 @@ float adamw_lr(const adamw_config *c, int t) {
     return (float)(c->min_lr + 0.5 * (1.0 + cos(M_PI * progress)) * (c->lr - c->min_lr));
 }
 
-int adamw_step(adamw *opt, gpt2 *model, float lr) {
-    wb_backend *be = opt->be;
+void adamw_next(adamw *opt, gpt2 *model, float lr, wb_adamw_args *a) {
     opt->t++;
     if (lr < 0) lr = adamw_lr(&opt->cfg, opt->t);
-    WB_TRY(be->norm_sq(be, opt->norm_sq, model->grads, model->n_block, model->dtype));
-    wb_adamw_args a = {
+    *a = (wb_adamw_args){
         .params = model->params, .grads = model->grads, .master = opt->master, .m = opt->m, .v = opt->v,
         .norm_sq = opt->norm_sq, .n = model->n_block, .n_decay = model->n_decay, .dtype = model->dtype,
         .lr = lr, .beta1 = opt->cfg.beta1, .beta2 = opt->cfg.beta2, .eps = opt->cfg.eps,
         .weight_decay = opt->cfg.weight_decay, .grad_clip = opt->cfg.grad_clip, .t = opt->t,
     };
+}
+
+int adamw_step(adamw *opt, gpt2 *model, float lr) {
+    wb_backend *be = opt->be;
+    wb_adamw_args a;
+    adamw_next(opt, model, lr, &a);
+    WB_TRY(be->norm_sq(be, opt->norm_sq, model->grads, model->n_block, model->dtype));
     return be->adamw(be, &a);
 }
 

@@ -37,6 +37,9 @@ void adamw_free(adamw *opt);
 float adamw_lr(const adamw_config *cfg, int t);
 /* Clip, update. lr < 0: take the schedule's. */
 int adamw_step(adamw *opt, gpt2 *model, float lr);
+/* The next update's backend arguments without running it (counts the step): what a replayed CUDA
+ * graph of the training step needs (wb_backend.graph_launch). */
+void adamw_next(adamw *opt, gpt2 *model, float lr, wb_adamw_args *a);
 /* The squared global gradient norm of the last step (synchronises; for the progress line). */
 int adamw_last_norm(adamw *opt, double *norm);
 /* Host f32 copies of the moments (checkpoints), and back. */

@@ -523,7 +523,7 @@ int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor
     int vec = fa_vec_ok(ts, 5);
     KLAUNCH(k_flash_bwd_pre, blocks_for(rows, 32), 256, 0, a, rows, vec); /* 8 lanes a row */
     CUDA_CHECK_LAUNCH();
-    if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), 0));
+    if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), im->stream));
     if (!im->fa_bwd_attr) {
         CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
         im->fa_bwd_attr = 1;

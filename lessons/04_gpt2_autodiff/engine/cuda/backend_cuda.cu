@@ -4,9 +4,21 @@
  */
 #include "cuda_common.cuh"
 
+#ifndef WB_CUDA_EMULATION
+static void graph_free(cuda_impl *im) {
+    if (im->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)im->graph_exec);
+    if (im->graph) cudaGraphDestroy((cudaGraph_t)im->graph);
+    im->graph_exec = im->graph = im->adamw_node = NULL;
+}
+#endif
+
 static void cuda_destroy(wb_backend *be) {
     cuda_impl *im = IMPL(be);
     if (im) {
+#ifndef WB_CUDA_EMULATION
+        graph_free(im);
+        if (im->stream) cudaStreamDestroy(im->stream);
+#endif
         if (im->lt) cublasLtDestroy(im->lt);
         if (im->workspace) cudaFree(im->workspace);
         if (im->partial) cudaFree(im->partial);
@@ -35,7 +47,7 @@ static int cuda_alloc(wb_backend *be, void **p, size_t bytes) {
 }
 static void cuda_free(wb_backend *be, void *p) { cudaFree(p); }
 static int cuda_memset0(wb_backend *be, void *p, size_t n) {
-    CUDA_CHECK(cudaMemsetAsync(p, 0, n, 0));
+    CUDA_CHECK(cudaMemsetAsync(p, 0, n, IMPL(be)->stream));
     return WB_OK;
 }
 static int cuda_to_host(wb_backend *be, void *dst, const void *src, size_t n) {
@@ -50,6 +62,44 @@ static int cuda_sync(wb_backend *be) {
     CUDA_CHECK(cudaDeviceSynchronize());
     return WB_OK;
 }
+/* ---- the training step as a CUDA graph ----
+ * Capture mode "global": a call that would break the recording (an allocation, a synchronous copy)
+ * fails during the capture instead of silently running outside it. */
+#ifndef WB_CUDA_EMULATION
+static int cuda_graph_begin(wb_backend *be) {
+    CUDA_CHECK(cudaStreamBeginCapture(IMPL(be)->stream, cudaStreamCaptureModeGlobal));
+    return WB_OK;
+}
+
+static int cuda_graph_end(wb_backend *be) {
+    cuda_impl *im = IMPL(be);
+    cudaGraph_t graph = NULL;
+    CUDA_CHECK(cudaStreamEndCapture(im->stream, &graph));
+    graph_free(im);
+    im->graph = graph;
+    cudaGraphNode_t node = NULL;
+    if (cuda_adamw_find_node(graph, &node) == WB_OK) im->adamw_node = node;
+    cudaGraphExec_t exec = NULL;
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    im->graph_exec = exec;
+    return WB_OK;
+}
+
+static int cuda_graph_launch(wb_backend *be, const wb_adamw_args *opt) {
+    cuda_impl *im = IMPL(be);
+    if (!im->graph_exec) {
+        fprintf(stderr, "cuda graph: nothing captured\n");
+        return WB_FAIL;
+    }
+    if (opt) {
+        if (!im->adamw_node) return WB_FAIL; /* graph_end said why */
+        WB_TRY(cuda_adamw_update_node((cudaGraphExec_t)im->graph_exec, (cudaGraphNode_t)im->adamw_node, opt));
+    }
+    CUDA_CHECK(cudaGraphLaunch((cudaGraphExec_t)im->graph_exec, im->stream));
+    return WB_OK;
+}
+#endif
+
 static int cuda_init(wb_backend *be, int device) {
     cuda_impl *im = IMPL(be);
     int count = 0;
@@ -69,6 +119,7 @@ static int cuda_init(wb_backend *be, int device) {
         fprintf(stderr, "cuda backend: %s is sm_%d%d; bf16 kernels need sm_80 or newer\n", prop.name, prop.major, prop.minor);
         return WB_FAIL;
     }
+    CUDA_CHECK(cudaStreamCreate(&im->stream)); /* blocking: ordered with the synchronous copies */
     CUBLAS_CHECK(cublasLtCreate(&im->lt));
     im->workspace_size = (size_t)32 << 20;
     CUDA_CHECK(cudaMalloc(&im->workspace, im->workspace_size));
@@ -118,6 +169,11 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     be->attention_backward = cuda_attention_backward;
     be->norm_sq = cuda_norm_sq;
     be->adamw = cuda_adamw;
+#ifndef WB_CUDA_EMULATION
+    be->graph_begin = cuda_graph_begin;
+    be->graph_end = cuda_graph_end;
+    be->graph_launch = cuda_graph_launch;
+#endif
     if (cuda_init(be, device) != WB_OK) {
         cuda_destroy(be);
         return WB_FAIL;

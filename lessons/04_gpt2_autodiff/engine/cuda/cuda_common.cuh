@@ -36,11 +36,12 @@
 
 typedef __nv_bfloat16 bf16;
 
-/* kern<<<grid, block, shared bytes>>>(args), spelled so that the emulation can run it too */
+/* kern<<<grid, block, shared bytes, the backend's stream>>>(args), spelled so that the emulation can
+ * run it too; every launcher has the backend `be` in scope */
 #ifdef WB_CUDA_EMULATION
 #define KLAUNCH(kern, grid, block, smem_bytes, ...) ((void)(smem_bytes), emu_launch(dim3(grid), dim3(block), [&] { kern(__VA_ARGS__); }))
 #else
-#define KLAUNCH(kern, grid, block, smem_bytes, ...) kern<<<(grid), (block), (smem_bytes)>>>(__VA_ARGS__)
+#define KLAUNCH(kern, grid, block, smem_bytes, ...) kern<<<(grid), (block), (smem_bytes), IMPL(be)->stream>>>(__VA_ARGS__)
 #endif
 /* a kernel's dynamic shared memory (the emulation points it at a buffer of its own) */
 #ifndef FA_DYNAMIC_SHARED
@@ -186,7 +187,9 @@ typedef struct {
     int n_plans;
     int fa_fwd_attr, fa_bwd_attr; /* the flash kernels' shared-memory limit is raised */
     int cc_major, cc_minor;
-    int num_sms; /* multiprocessors: grids sized to fill the chip in one wave */
+    int num_sms;         /* multiprocessors: grids sized to fill the chip in one wave */
+    cudaStream_t stream; /* every launch, memset and GEMM: one stream, so that a step can be captured */
+    void *graph, *graph_exec, *adamw_node; /* the captured step (cudaGraph_t, cudaGraphExec_t, node) */
 } cuda_impl;
 
 static inline cuda_impl *IMPL(wb_backend *be) { return (cuda_impl *)be->impl; }
@@ -259,7 +262,7 @@ int cuda_fill(wb_backend *be, const wb_tensor *out, double v);
 int cuda_binary(wb_backend *be, wb_binop op, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, int acc);
 int cuda_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor *out, const wb_tensor *a, int acc);
 int cuda_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
-                        const wb_tensor *y);
+                        const wb_tensor *y, int acc);
 int cuda_causal_mask(wb_backend *be, const wb_tensor *out, const wb_tensor *in, double fill, int acc);
 int cuda_dropout(wb_backend *be, const wb_tensor *out, const wb_tensor *in, float p, uint64_t seed, int acc);
 int cuda_gather_rows(wb_backend *be, const wb_tensor *out, const wb_tensor *table, const wb_tensor *idx);
@@ -276,7 +279,7 @@ int cuda_softmax_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor 
 int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse, const wb_tensor *logits,
                        const wb_tensor *targets, int64_t vocab);
 int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
-                                const wb_tensor *logits, const wb_tensor *targets, int64_t vocab);
+                                const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc);
 int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim);
 int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
                    const wb_tensor *k, const wb_tensor *v, double scale);
@@ -287,5 +290,9 @@ int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb
               double alpha, int acc);
 void cuda_gemm_plans_free(cuda_impl *im);
 int cuda_adamw(wb_backend *be, const wb_adamw_args *a);
+#ifndef WB_CUDA_EMULATION
+int cuda_adamw_find_node(cudaGraph_t graph, cudaGraphNode_t *out);
+int cuda_adamw_update_node(cudaGraphExec_t exec, cudaGraphNode_t node, const wb_adamw_args *a);
+#endif
 
 #endif

@@ -173,14 +173,17 @@ __global__ void k_unary(int op, float alpha, TDesc out, TDesc a, int64_t n, int 
     st(o, acc ? ld(o) + r : r);
 }
 
-/* ga += g * f'(a), all four contiguous with one shape (GELU's pullback on [B*T, 4C]): 4 x 16 bytes
- * per 8 elements (y only for exp and sqrt), f32 arithmetic */
+/* ga (+)= g * f'(a), all four contiguous with one shape (GELU's pullback on [B*T, 4C]): 3 x 16
+ * bytes per 8 elements when storing, 4 when accumulating (y only for exp and sqrt), f32 arithmetic */
 template <typename T>
-__global__ void k_unary_backward_vec8(int op, T *ga, const T *g, const T *a, const T *y, int64_t n8) {
+__global__ void k_unary_backward_vec8(int op, T *ga, const T *g, const T *a, const T *y, int64_t n8, int acc) {
     int64_t v = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (v >= n8) return;
     float x[8], gy[8], yy[8], o[8];
-    ld8(x, a + v * 8), ld8(gy, g + v * 8), ld8(o, ga + v * 8);
+    ld8(x, a + v * 8), ld8(gy, g + v * 8);
+    if (acc) ld8(o, ga + v * 8);
+    else
+        for (int k = 0; k < 8; k++) o[k] = 0.0f;
     if (op == WB_OP_EXP || op == WB_OP_SQRT) ld8(yy, y + v * 8);
     else
         for (int k = 0; k < 8; k++) yy[k] = 0.0f;
@@ -191,13 +194,13 @@ __global__ void k_unary_backward_vec8(int op, T *ga, const T *g, const T *a, con
 
 /* contig: all four operands contiguous with one shape */
 template <typename T>
-__global__ void k_unary_backward(int op, TDesc ga, TDesc g, TDesc a, TDesc y, int64_t n, int contig) {
+__global__ void k_unary_backward(int op, TDesc ga, TDesc g, TDesc a, TDesc y, int64_t n, int contig, int acc) {
     int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     float x = ld((const T *)a.p + (contig ? i : off(a, i))), gy = ld((const T *)g.p + (contig ? i : off(g, i)));
     float yv = op == WB_OP_EXP || op == WB_OP_SQRT ? ld((const T *)y.p + (contig ? i : off(y, i))) : 0.0f;
     T *o = (T *)ga.p + (contig ? i : off(ga, i));
-    st(o, ld(o) + gy * unop_df(op, x, yv));
+    st(o, (acc ? ld(o) : 0.0f) + gy * unop_df(op, x, yv));
 }
 
 template <typename T>
@@ -335,21 +338,21 @@ int cuda_unary(wb_backend *be, wb_unop op, double alpha, const wb_tensor *out, c
 }
 
 int cuda_unary_backward(wb_backend *be, wb_unop op, const wb_tensor *ga, const wb_tensor *g, const wb_tensor *a,
-                               const wb_tensor *y) {
+                        const wb_tensor *y, int acc) {
     int64_t n = wb_numel(ga);
     if (n == 0) return WB_OK;
     int contig = contig_mask(ga, g, a) == 7 && wb_is_contiguous(y) && wb_same_shape(ga, y);
     if (contig && n % 8 == 0 && vec8_ok(n, ga->data, g->data, a->data) && (uintptr_t)y->data % 16 == 0) {
         unsigned grid = blocks_for(n / 8, 256);
         if (ga->dtype == WB_BF16)
-            KLAUNCH(k_unary_backward_vec8<bf16>, grid, 256, 0, (int)op, BF(ga->data), BF(g->data), BF(a->data), BF(y->data), n / 8);
+            KLAUNCH(k_unary_backward_vec8<bf16>, grid, 256, 0, (int)op, BF(ga->data), BF(g->data), BF(a->data), BF(y->data), n / 8, acc);
         else if (ga->dtype == WB_F32)
-            KLAUNCH(k_unary_backward_vec8<float>, grid, 256, 0, (int)op, FL(ga->data), FL(g->data), FL(a->data), FL(y->data), n / 8);
+            KLAUNCH(k_unary_backward_vec8<float>, grid, 256, 0, (int)op, FL(ga->data), FL(g->data), FL(a->data), FL(y->data), n / 8, acc);
         else return bad_dtype("unary_backward", ga->dtype);
         CUDA_CHECK_LAUNCH();
         return WB_OK;
     }
-    LAUNCH(ga->dtype, k_unary_backward, blocks_for(n, 256), 256, (int)op, desc(ga), desc(g), desc(a), desc(y), n, contig);
+    LAUNCH(ga->dtype, k_unary_backward, blocks_for(n, 256), 256, (int)op, desc(ga), desc(g), desc(a), desc(y), n, contig, acc);
     return WB_OK;
 }
 

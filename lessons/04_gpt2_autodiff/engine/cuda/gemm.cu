@@ -140,7 +140,7 @@ static int cuda_gemm_impl(wb_backend *be, const wb_tensor *out, const wb_tensor 
     }
     float fa = (float)alpha, fb = acc ? 1.0f : 0.0f;
     CUBLAS_CHECK(cublasLtMatmul(im->lt, plan->op, &fa, P, plan->lp, Q, plan->lq, &fb, out->data, plan->ld, out->data,
-                                plan->ld, &plan->algo, im->workspace, im->workspace_size, 0));
+                                plan->ld, &plan->algo, im->workspace, im->workspace_size, im->stream));
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }

@@ -207,33 +207,38 @@ __global__ void k_ce_mean(float *loss, const float *lse, const T *logits, const 
     if (threadIdx.x == 0) *loss = s / (float)N;
 }
 
-/* glogits += gloss / N * (softmax - onehot): the softmax is recomputed from lse, never stored.
- * One block per row, 16-byte accesses when vec; the padding columns are not touched (their
- * gradient stays 0). Bytes: the logits read, their gradient read and written: 4.95 GB at GPT-2
- * 124M, B = 16, T = 1024. */
+/* glogits (+)= gloss / N * (softmax - onehot): the softmax is recomputed from lse, never stored.
+ * One block per row, 16-byte accesses when vec. Storing (acc = 0, the first write of this
+ * gradient, engine.h) it writes the padding columns' zeros too and never reads the old gradient:
+ * the logits read and their gradient written, 3.3 GB at GPT-2 124M, B = 16, T = 1024 (4.95 GB
+ * when accumulating, plus the 1.65 GB memset that used to zero the gradient first). */
 template <typename T>
 __global__ void __launch_bounds__(256) k_ce_backward(T *__restrict__ gl, const float *gloss, const float *lse,
                                                      const T *__restrict__ logits, const int32_t *t, int64_t N,
-                                                     int64_t Vp, int64_t V, int vec) {
+                                                     int64_t Vp, int64_t V, int vec, int acc) {
     const int64_t r = blockIdx.x;
     const float k = *gloss / (float)N, z = lse[r];
-    const int64_t tr = t[r];
+    const int64_t tr = t[r], W = acc ? V : Vp; /* columns written */
     const T *l = logits + r * Vp;
     T *o = gl + r * Vp;
     if (vec) {
-        for (int64_t j = threadIdx.x; j * 8 < V; j += blockDim.x) {
+        for (int64_t j = threadIdx.x; j * 8 < W; j += blockDim.x) {
             float x[8], go[8];
-            ld8(x, l + 8 * j), ld8(go, o + 8 * j);
+            ld8(x, l + 8 * j);
+            if (acc) ld8(go, o + 8 * j);
             UNROLL
             for (int e = 0; e < 8; e++) {
                 int64_t c = 8 * j + e;
-                if (c < V) go[e] += k * (__expf(x[e] - z) - (c == tr ? 1.0f : 0.0f));
+                float d = c < V ? k * (__expf(x[e] - z) - (c == tr ? 1.0f : 0.0f)) : 0.0f;
+                go[e] = acc ? go[e] + d : d;
             }
             st8(o + 8 * j, go);
         }
     } else {
-        for (int64_t j = threadIdx.x; j < V; j += blockDim.x)
-            st(o + j, ld(o + j) + k * (__expf(ld(l + j) - z) - (j == tr ? 1.0f : 0.0f)));
+        for (int64_t j = threadIdx.x; j < W; j += blockDim.x) {
+            float d = j < V ? k * (__expf(ld(l + j) - z) - (j == tr ? 1.0f : 0.0f)) : 0.0f;
+            st(o + j, acc ? ld(o + j) + d : d);
+        }
     }
 }
 /* ---------------------------------------------------------------------------------------------
@@ -302,14 +307,14 @@ int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *l
 }
 
 int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
-                                       const wb_tensor *logits, const wb_tensor *targets, int64_t vocab) {
+                                const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc) {
     int64_t N = logits->shape[0], Vp = logits->shape[1];
     const int32_t *t = (const int32_t *)targets->data;
     int vec = Vp % 8 == 0 && (uintptr_t)logits->data % 16 == 0 && (uintptr_t)gl->data % 16 == 0;
     if (logits->dtype == WB_BF16)
-        KLAUNCH(k_ce_backward<bf16>, (unsigned)N, 256, 0, BF(gl->data), FL(gloss->data), FL(lse->data), BF(logits->data), t, N, Vp, vocab, vec);
+        KLAUNCH(k_ce_backward<bf16>, (unsigned)N, 256, 0, BF(gl->data), FL(gloss->data), FL(lse->data), BF(logits->data), t, N, Vp, vocab, vec, acc);
     else if (logits->dtype == WB_F32)
-        KLAUNCH(k_ce_backward<float>, (unsigned)N, 256, 0, FL(gl->data), FL(gloss->data), FL(lse->data), FL(logits->data), t, N, Vp, vocab, vec);
+        KLAUNCH(k_ce_backward<float>, (unsigned)N, 256, 0, FL(gl->data), FL(gloss->data), FL(lse->data), FL(logits->data), t, N, Vp, vocab, vec, acc);
     else return bad_dtype("cross_entropy_backward", logits->dtype);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
