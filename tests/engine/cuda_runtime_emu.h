@@ -73,12 +73,20 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS
 typedef enum { CUDA_R_32F = 0, CUDA_R_16BF = 14 } cudaDataType_t;
 typedef enum { CUBLAS_COMPUTE_32F = 68 } cublasComputeType_t;
 typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
-typedef enum { CUBLASLT_EPILOGUE_DEFAULT = 1, CUBLASLT_EPILOGUE_BIAS = 4 } cublasLtEpilogue_t;
+typedef enum {
+    CUBLASLT_EPILOGUE_DEFAULT = 1,
+    CUBLASLT_EPILOGUE_BIAS = 4,
+    CUBLASLT_EPILOGUE_GELU_AUX = 160,
+    CUBLASLT_EPILOGUE_GELU_AUX_BIAS = 164,
+    CUBLASLT_EPILOGUE_DGELU = 192
+} cublasLtEpilogue_t;
 typedef enum {
     CUBLASLT_MATMUL_DESC_TRANSA,
     CUBLASLT_MATMUL_DESC_TRANSB,
     CUBLASLT_MATMUL_DESC_EPILOGUE,
-    CUBLASLT_MATMUL_DESC_BIAS_POINTER
+    CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+    CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+    CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD
 } cublasLtMatmulDescAttributes_t;
 typedef enum { CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET } cublasLtMatrixLayoutAttribute_t;
 typedef enum {
@@ -96,6 +104,8 @@ struct emu_matmul_desc {
     cublasOperation_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
     cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
     const void *bias = nullptr;
+    void *aux = nullptr; /* GELU's pre-activation, D's layout with its own ld */
+    int64_t aux_ld = 0;
 };
 struct emu_layout {
     cudaDataType_t dt;
@@ -143,6 +153,8 @@ static inline cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t
     case CUBLASLT_MATMUL_DESC_TRANSB: memcpy(&d->tb, v, n); break;
     case CUBLASLT_MATMUL_DESC_EPILOGUE: memcpy(&d->epi, v, n); break;
     case CUBLASLT_MATMUL_DESC_BIAS_POINTER: memcpy(&d->bias, v, n); break;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER: memcpy(&d->aux, v, n); break;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD: memcpy(&d->aux_ld, v, n); break;
     }
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -230,7 +242,18 @@ static inline cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc
                 }
                 float v = fa * s;
                 if (fb != 0.0f) v += fb * emu_ld(C, cl->dt, oc + i + j * cl->ld);
-                if (d->epi == CUBLASLT_EPILOGUE_BIAS) v += emu_ld(d->bias, dl->dt, i);
+                if (d->epi == CUBLASLT_EPILOGUE_BIAS || d->epi == CUBLASLT_EPILOGUE_GELU_AUX_BIAS)
+                    v += emu_ld(d->bias, dl->dt, i);
+                /* GELU epilogues, the tanh approximation: aux holds the pre-activation */
+                const float c0 = 0.7978845608028654f, c1 = 0.044715f;
+                if (d->epi == CUBLASLT_EPILOGUE_GELU_AUX || d->epi == CUBLASLT_EPILOGUE_GELU_AUX_BIAS) {
+                    emu_st(d->aux, dl->dt, od + i + j * d->aux_ld, v);
+                    v = 0.5f * v * (1.0f + std::tanh(c0 * (v + c1 * v * v * v)));
+                }
+                if (d->epi == CUBLASLT_EPILOGUE_DGELU) {
+                    float x = emu_ld(d->aux, dl->dt, od + i + j * d->aux_ld), t = std::tanh(c0 * (x + c1 * x * x * x));
+                    v *= 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * c0 * (1.0f + 3.0f * c1 * x * x);
+                }
                 out[i + j * m] = v;
             }
         for (uint64_t i = 0; i < m; i++) /* C and D may be the same memory: write after reading all */

@@ -32,7 +32,7 @@ typedef struct {
     const char *name;
     prim_fn f;
     int n;
-    in_spec in[3];
+    in_spec in[4];
     double bf16_tol; /* 0: the default */
 } prim_case;
 
@@ -62,6 +62,9 @@ static const prim_case CASES[] = {
     {"bmm transposed rhs", f_bmm_t, 2, {{S3(6, 32, 40), IN_NORMAL, 0}, {S3(6, 24, 40), IN_NORMAL, 0}}, 0},
     {"linear", f_linear, 3, {{S3(2, 30, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}}, 0},
     {"linear no bias", f_linear_nobias, 2, {{S2(30, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}}, 0},
+    {"linear + gelu", f_linear_gelu, 3, {{S3(2, 30, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0}}, 0},
+    {"mlp (dgelu in the GEMM)", f_mlp, 4, {{S2(60, 64), IN_NORMAL, 0}, {S2(96, 64), IN_NORMAL, 0}, {S1(96), IN_NORMAL, 0},
+                                  {S2(40, 96), IN_NORMAL, 0}}, 0},
     {"split", f_split, 1, {{S2(40, 6), IN_NORMAL, 0}}, 0},
     {"permute", f_permute, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
     {"reshape view", f_reshape_view, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},

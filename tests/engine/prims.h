@@ -31,6 +31,11 @@ static inline wb_tensor *f_bmm(wb_ctx *c, wb_tensor **x) { return wb_bmm(c, x[0]
 static inline wb_tensor *f_bmm_t(wb_ctx *c, wb_tensor **x) { return wb_bmm(c, x[0], wb_transpose(c, x[1], 1, 2)); }
 static inline wb_tensor *f_linear(wb_ctx *c, wb_tensor **x) { return wb_linear(c, x[0], x[1], x[2]); }
 static inline wb_tensor *f_linear_nobias(wb_ctx *c, wb_tensor **x) { return wb_linear(c, x[0], x[1], NULL); }
+static inline wb_tensor *f_linear_gelu(wb_ctx *c, wb_tensor **x) { return wb_linear_gelu(c, x[0], x[1], x[2]); }
+/* an MLP: the second linear's input-gradient GEMM takes GELU's pullback (gemm_dgelu) */
+static inline wb_tensor *f_mlp(wb_ctx *c, wb_tensor **x) {
+    return wb_linear(c, wb_linear_gelu(c, x[0], x[1], x[2]), x[3], NULL);
+}
 static inline wb_tensor *f_split(wb_ctx *c, wb_tensor **x) {
     wb_tensor *parts[3];
     int64_t sizes[3] = {2, 3, 1};

@@ -177,6 +177,9 @@ Test(gradcheck, matmul) {
     CHECK("bmm transposed rhs", f_bmm_t, {S3(2, 4, 5), IN_NORMAL, 0}, {S3(2, 3, 5), IN_NORMAL, 0});
     CHECK("linear", f_linear, {S3(2, 3, 5), IN_NORMAL, 0}, {S2(4, 5), IN_NORMAL, 0}, {S1(4), IN_NORMAL, 0});
     CHECK("linear no bias", f_linear_nobias, {S2(3, 5), IN_NORMAL, 0}, {S2(4, 5), IN_NORMAL, 0});
+    CHECK("linear + gelu", f_linear_gelu, {S3(2, 3, 5), IN_NORMAL, 0}, {S2(4, 5), IN_NORMAL, 0}, {S1(4), IN_NORMAL, 0});
+    CHECK("mlp", f_mlp, {S2(3, 5), IN_NORMAL, 0}, {S2(6, 5), IN_NORMAL, 0}, {S1(6), IN_NORMAL, 0},
+          {S2(4, 6), IN_NORMAL, 0});
 }
 
 Test(gradcheck, views) {

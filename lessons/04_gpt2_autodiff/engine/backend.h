@@ -95,6 +95,15 @@ struct wb_backend {
      * adds it in the GEMM's epilogue). */
     int (*gemm)(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
                 const wb_tensor *bias, double alpha, int accumulate);
+    /* GELU folded into a GEMM (NULL where the backend has no such epilogue: the engine then runs a
+     * GEMM and an element-wise kernel). 2-D; out, pre: (M, N) of one contiguous layout.
+     * gemm_gelu:  pre = a @ b + bias (bias (N) or NULL), out = gelu(pre)
+     * gemm_dgelu: out = (a @ b) * gelu'(pre): GELU's pullback in the GEMM that computes the
+     *             gradient of its output (never accumulates) */
+    int (*gemm_gelu)(wb_backend *be, const wb_tensor *out, const wb_tensor *pre, const wb_tensor *a,
+                     const wb_tensor *b, const wb_tensor *bias);
+    int (*gemm_dgelu)(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
+                      const wb_tensor *pre);
 
     /* ---- fused row ops (contiguous rows, reduced along the last dim) ---- */
     /* out = softmax(scale * in) along the last dim, causal: masked as causal_mask. */

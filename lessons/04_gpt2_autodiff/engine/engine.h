@@ -84,6 +84,10 @@ typedef struct wb_grad_buf {
     size_t bytes;
     int written;
     struct wb_grad_buf *next;  /* every allocation of this step, newest first */
+    /* the output of wb_linear_gelu: its pre-activation, and whether the GEMM that wrote this
+     * gradient already applied GELU's pullback (the buffer then holds the pre-activation's) */
+    const wb_tensor *gelu_pre;
+    int gelu_folded;
 } wb_grad_buf;
 
 typedef enum { WB_TAPE_PULLBACK, WB_TAPE_RANGE_PUSH, WB_TAPE_RANGE_POP } wb_tape_kind;
@@ -187,6 +191,9 @@ wb_tensor *wb_mm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
 wb_tensor *wb_bmm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
 /* fused: x (..., K) @ w^T + bias, w (N, K) as nn.Linear stores it, bias (N) or NULL */
 wb_tensor *wb_linear(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias);
+/* gelu(linear(x, w, bias)), the GELU in the GEMM's epilogue where the backend has one; its
+ * pullback folds into the GEMM of the layer that consumes the result (one consumer only). */
+wb_tensor *wb_linear_gelu(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias);
 /* views: launch nothing (reshape copies only when the layout forbids a view, as PyTorch does) */
 int wb_split(wb_ctx *ctx, wb_tensor *a, int axis, int n, const int64_t *sizes, wb_tensor **out);
 wb_tensor *wb_permute(wb_ctx *ctx, wb_tensor *a, const int *perm);

@@ -408,7 +408,13 @@ static int pb_mm(wb_ctx *ctx, void *p) {
     if (s->a->grad) { /* da (M, K) (+)= g (M, N) @ b_used^T (N, K) */
         wb_tensor ga = gview(s->a), bt = transposed(&b_used);
         ACC(acc, s->a, 1);
-        WB_TRY(BE->gemm(BE, &ga, &g, &bt, NULL, 1.0, acc));
+        wb_grad_buf *gb = s->a->gbuf;
+        if (!acc && gb && gb->gelu_pre && BE->gemm_dgelu) { /* a = gelu(pre): write pre's gradient */
+            WB_TRY(BE->gemm_dgelu(BE, &ga, &g, &bt, gb->gelu_pre));
+            gb->gelu_folded = 1;
+        } else {
+            WB_TRY(BE->gemm(BE, &ga, &g, &bt, NULL, 1.0, acc));
+        }
     }
     if (s->b->grad) {
         if (s->b_is_weight) { /* dw (N, K) (+)= g^T (N, M) @ a (M, K) */
@@ -469,6 +475,53 @@ wb_tensor *wb_linear(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias) {
     NEED(x, w);
     if (x->ndim < 2 || w->ndim != 2) return fail(ctx, "linear: wants x (..., K), w (N, K)");
     return matmul2d(ctx, x, w, bias, 1, "linear");
+}
+
+/* linear + GELU: pre = x w^T + bias is kept for the pullback; y = gelu(pre). y's gradient either
+ * arrives already multiplied by gelu'(pre) (its consumer's GEMM folded that in: gemm_dgelu), or is
+ * turned into pre's gradient here, in place. Then the linear pullback as pb_mm's, from pre's
+ * gradient: dw += dpre^T x, dbias += column sums of dpre, dx (+)= dpre w. */
+typedef struct {
+    wb_tensor *x2, *w, *bias, *pre, *y;
+} linear_gelu_saved;
+
+static int pb_linear_gelu(wb_ctx *ctx, void *p) {
+    linear_gelu_saved *s = p;
+    wb_tensor dpre = gview(s->y); /* y's gradient memory, turned into pre's gradient */
+    if (!s->y->gbuf->gelu_folded) WB_TRY(BE->unary_backward(BE, WB_OP_GELU, &dpre, &dpre, s->pre, s->y, 0));
+    mm_saved mm = {s->x2, s->w, s->bias, s->y, 1}; /* pb_mm reads gview(y): now pre's gradient */
+    return pb_mm(ctx, &mm);
+}
+
+wb_tensor *wb_linear_gelu(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias) {
+    NEED(x, w);
+    if (x->ndim < 2 || w->ndim != 2 || w->shape[1] != x->shape[x->ndim - 1] || x->dtype != w->dtype ||
+        (bias && (bias->ndim != 1 || bias->shape[0] != w->shape[0])))
+        return fail(ctx, "linear_gelu: wants x (..., K), w (N, K), bias (N)");
+    int64_t K = x->shape[x->ndim - 1], N = w->shape[0], M = wb_numel(x) / (K ? K : 1);
+    int64_t shape2[2] = {M, K}, yshape[2] = {M, N};
+    wb_tensor *x2 = as_matrix(ctx, wb_reshape(ctx, x, 2, shape2)), *w2 = as_matrix(ctx, w);
+    if (!x2 || !w2) return NULL;
+    int grad = x2->grad || w2->grad || (bias && bias->grad);
+    wb_tensor *pre = wb_new(ctx, x->dtype, 2, yshape, 0), *y = wb_new(ctx, x->dtype, 2, yshape, grad);
+    if (!pre || !y) return NULL;
+    wb_tensor wt = transposed(w2);
+    if (BE->gemm_gelu) {
+        KCALL(BE->gemm_gelu(BE, y, pre, x2, &wt, bias));
+    } else {
+        KCALL(BE->gemm(BE, pre, x2, &wt, bias, 1.0, 0));
+        KCALL(BE->unary(BE, WB_OP_GELU, 1.0, y, pre, 0));
+    }
+    if (y->gbuf) y->gbuf->gelu_pre = pre;
+    linear_gelu_saved *s = save(ctx, sizeof *s);
+    if (!s) return NULL;
+    *s = (linear_gelu_saved){x2, w2, bias, pre, y};
+    y = finish(ctx, y, pb_linear_gelu, s, "linear_gelu");
+    if (!y || x->ndim == 2) return y;
+    int64_t out_shape[WB_MAX_DIMS];
+    memcpy(out_shape, x->shape, sizeof out_shape);
+    out_shape[x->ndim - 1] = N;
+    return wb_reshape(ctx, y, x->ndim, out_shape);
 }
 
 wb_tensor *wb_bmm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b) {

@@ -97,6 +97,10 @@ static int covers(const wb_tensor *x, const wb_grad_buf *gb) {
 int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
     wb_grad_buf *gb = x->gbuf;
     *acc = 1;
+    if (gb && gb->gelu_folded) {
+        fprintf(stderr, "engine: the output of linear_gelu has a second consumer; its pullback was folded into the first\n");
+        return WB_FAIL;
+    }
     if (!gb || gb->written) return WB_OK;
     gb->written = 1;
     if (whole && covers(x, gb)) {

@@ -187,7 +187,7 @@ wb_tensor *wb_new(wb_ctx *ctx, wb_dtype dtype, int ndim, const int64_t *shape, i
         t->grad = wb_arena_alloc(&ctx->grad, bytes);
         t->gbuf = wb_arena_alloc(&ctx->host, sizeof *t->gbuf);
         if (!t->grad || !t->gbuf) goto oom;
-        *t->gbuf = (wb_grad_buf){t->grad, bytes, 0, ctx->grad_bufs};
+        *t->gbuf = (wb_grad_buf){t->grad, bytes, 0, ctx->grad_bufs, NULL, 0};
         ctx->grad_bufs = t->gbuf;
     }
     return t;

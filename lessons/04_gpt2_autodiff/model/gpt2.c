@@ -271,8 +271,10 @@ static wb_tensor *attention_bmm(wb_ctx *ctx, const gpt2 *m, wb_tensor **part, in
 
 static wb_tensor *mlp(wb_ctx *ctx, const gpt2 *m, const gpt2_layer *L, wb_tensor *x, wb_tensor *eps) {
     wb_tensor *h = layernorm(ctx, m, x, (wb_tensor *)&L->ln2_w, (wb_tensor *)&L->ln2_b, eps);
-    h = linear(ctx, m, h, (wb_tensor *)&L->fc_w, (wb_tensor *)&L->fc_b);     /* (B, T, 4C) */
-    h = wb_gelu(ctx, h);
+    if (m->cfg.ops == GPT2_OPS_FUSED) /* GELU in the fc GEMM's epilogue */
+        h = wb_linear_gelu(ctx, h, (wb_tensor *)&L->fc_w, (wb_tensor *)&L->fc_b); /* (B, T, 4C) */
+    else
+        h = wb_gelu(ctx, linear(ctx, m, h, (wb_tensor *)&L->fc_w, (wb_tensor *)&L->fc_b));
     h = linear(ctx, m, h, (wb_tensor *)&L->fcproj_w, (wb_tensor *)&L->fcproj_b); /* (B, T, C) */
     h = wb_dropout(ctx, h, m->cfg.dropout);
     return wb_add(ctx, x, h);

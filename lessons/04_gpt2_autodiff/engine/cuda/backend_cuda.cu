@@ -156,6 +156,8 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     be->causal_mask = cuda_causal_mask;
     be->dropout = cuda_dropout;
     be->gemm = cuda_gemm;
+    be->gemm_gelu = cuda_gemm_gelu;
+    be->gemm_dgelu = cuda_gemm_dgelu;
     be->softmax = cuda_softmax;
     be->softmax_backward = cuda_softmax_backward;
     be->layernorm = cuda_layernorm;

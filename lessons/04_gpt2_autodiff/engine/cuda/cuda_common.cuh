@@ -161,8 +161,10 @@ __device__ __forceinline__ void st8(T *p, const float *f) {
 /* A cuBLASLt plan (descriptors and the heuristic's algorithm) per distinct GEMM: a step of GPT-2
  * has a few hundred GEMMs of a dozen shapes, and creating descriptors and asking the heuristic
  * costs tens of microseconds of host time each, which would add up to a step's GPU time. */
+enum { GEMM_EPI_NONE = 0, GEMM_EPI_GELU = 1, GEMM_EPI_DGELU = 2 }; /* besides the bias */
+
 typedef struct {
-    int dt, opP, opQ, batch, bias, beta;
+    int dt, opP, opQ, batch, bias, beta, epi;
     int64_t pr, pc, ldp, bsp, qr, qc, ldq, bsq, dr, dc, ldd, bsd;
     uint32_t alp, alq, ald;
 } gemm_key;
@@ -172,6 +174,7 @@ typedef struct {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t lp, lq, ld;
     cublasLtMatmulAlgo_t algo;
+    int no_algo; /* a GELU epilogue cuBLASLt has no algorithm for: the launcher falls back */
 } gemm_plan;
 
 #define GEMM_PLANS 256
@@ -288,6 +291,9 @@ int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor
                             const wb_tensor *k, const wb_tensor *v, double scale);
 int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
               double alpha, int acc);
+int cuda_gemm_gelu(wb_backend *be, const wb_tensor *out, const wb_tensor *pre, const wb_tensor *a, const wb_tensor *b,
+                   const wb_tensor *bias);
+int cuda_gemm_dgelu(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *pre);
 void cuda_gemm_plans_free(cuda_impl *im);
 int cuda_adamw(wb_backend *be, const wb_adamw_args *a);
 #ifndef WB_CUDA_EMULATION

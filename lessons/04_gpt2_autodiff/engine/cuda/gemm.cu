@@ -65,9 +65,14 @@ static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &opP, sizeof opP));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &opQ, sizeof opQ));
-    if (k->bias) {
-        cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+    cublasLtEpilogue_t epi = k->bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    if (k->epi == GEMM_EPI_GELU) epi = k->bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
+    if (k->epi == GEMM_EPI_DGELU) epi = CUBLASLT_EPILOGUE_DGELU;
+    if (epi != CUBLASLT_EPILOGUE_DEFAULT)
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    if (k->epi != GEMM_EPI_NONE) { /* the pre-activation has D's layout */
+        int64_t aux_ld = k->ldd;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld, sizeof aux_ld));
     }
     WB_TRY(make_layout(&p->lp, dt, k->pr, k->pc, k->ldp, k->batch, k->bsp));
     WB_TRY(make_layout(&p->lq, dt, k->qr, k->qc, k->ldq, k->batch, k->bsq));
@@ -85,6 +90,10 @@ static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
     int found = 0;
     cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(im->lt, p->op, p->lp, p->lq, p->ld, p->ld, pref, 1, &heur, &found);
     cublasLtMatmulPreferenceDestroy(pref);
+    if ((st != CUBLAS_STATUS_SUCCESS || found == 0) && k->epi != GEMM_EPI_NONE) {
+        p->no_algo = 1; /* the caller runs the GEMM and the GELU apart */
+        return WB_OK;
+    }
     if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
         fprintf(stderr,
                 "cuda gemm: no cuBLASLt algorithm for (%lld x %lld, op %d) x (%lld x %lld, op %d) -> %lld x %lld, "
@@ -98,8 +107,10 @@ static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
     return WB_OK;
 }
 
+/* One cublasLtMatmul. epi, aux: a GELU epilogue and its pre-activation (D's layout). Returns 1
+ * without launching anything when cuBLASLt has no algorithm for that epilogue. */
 static int cuda_gemm_impl(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
-                          const wb_tensor *bias, double alpha, int acc) {
+                          const wb_tensor *bias, double alpha, int acc, int epi, const wb_tensor *aux) {
     cuda_impl *im = IMPL(be);
     int batch = out->ndim == 3 ? (int)out->shape[0] : 1;
     mat A = mat_of(a), B = mat_of(b), D = mat_of(out);
@@ -120,6 +131,7 @@ static int cuda_gemm_impl(wb_backend *be, const wb_tensor *out, const wb_tensor 
     gemm_key k;
     memset(&k, 0, sizeof k); /* the key is compared with memcmp: no stray padding bytes */
     k.dt = out->dtype, k.opP = (int)opP, k.opQ = (int)opQ, k.batch = batch, k.bias = bias != NULL, k.beta = acc;
+    k.epi = epi;
     /* stored column-major shapes: a row-layout X (r, c) is stored as (c, r); a column-layout one as (r, c) */
     k.pr = MP.row ? MP.c : MP.r, k.pc = MP.row ? MP.r : MP.c, k.ldp = MP.ld, k.bsp = MP.batch_stride;
     k.qr = MQ.row ? MQ.c : MQ.r, k.qc = MQ.row ? MQ.r : MQ.c, k.ldq = MQ.ld, k.bsq = MQ.batch_stride;
@@ -134,9 +146,14 @@ static int cuda_gemm_impl(wb_backend *be, const wb_tensor *out, const wb_tensor 
         WB_TRY(plan_create(im, &k, plan));
         im->n_plans++;
     }
+    if (plan->no_algo) return 1;
     if (bias) {
         const void *bp = bias->data;
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+    }
+    if (aux) {
+        const void *xp = aux->data;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &xp, sizeof xp));
     }
     float fa = (float)alpha, fb = acc ? 1.0f : 0.0f;
     CUBLAS_CHECK(cublasLtMatmul(im->lt, plan->op, &fa, P, plan->lp, Q, plan->lq, &fb, out->data, plan->ld, out->data,
@@ -152,11 +169,38 @@ int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb
     /* the bias epilogue adds along cuBLAS's rows: only when D is row-major (then cuBLAS rows =
      * our columns); otherwise add it with a broadcast kernel after the product (launch_plan.h) */
     int epilogue = wb_cuda_gemm_bias_in_epilogue(out, bias, acc);
-    WB_TRY(cuda_gemm_impl(be, out, a, b, epilogue ? bias : NULL, alpha, acc));
+    WB_TRY(cuda_gemm_impl(be, out, a, b, epilogue ? bias : NULL, alpha, acc, GEMM_EPI_NONE, NULL));
     if (bias && !epilogue) {
         wb_tensor bb;
         if (wb_broadcast_to(bias, out->ndim, out->shape, &bb) != 0) return WB_FAIL;
         return cuda_binary(be, WB_OP_ADD, out, out, &bb, 0);
     }
     return WB_OK;
+}
+
+/* Linear + GELU in one GEMM (cuBLASLt's GELU_AUX_BIAS epilogue: the tanh GELU of the f32 result,
+ * the pre-activation written beside it): at [16384, 3072] it saves the GELU kernel's 201 MB
+ * (the pre-activation read, the activation written again). Falls back to the GEMM and GELU's
+ * kernel where the layouts do not allow it or cuBLASLt has no algorithm. */
+int cuda_gemm_gelu(wb_backend *be, const wb_tensor *out, const wb_tensor *pre, const wb_tensor *a, const wb_tensor *b,
+                   const wb_tensor *bias) {
+    if (out->dtype != a->dtype || out->dtype != b->dtype || pre->dtype != out->dtype) return bad_dtype("gemm_gelu (mixed)", out->dtype);
+    if (wb_cuda_gemm_gelu_fused(out, pre, bias)) {
+        int r = cuda_gemm_impl(be, out, a, b, bias, 1.0, 0, GEMM_EPI_GELU, pre);
+        if (r != 1) return r;
+    }
+    WB_TRY(cuda_gemm(be, pre, a, b, bias, 1.0, 0));
+    return cuda_unary(be, WB_OP_GELU, 1.0, out, pre, 0);
+}
+
+/* GELU's pullback in the GEMM that makes its output's gradient (DGELU epilogue): out = (a @ b) *
+ * gelu'(pre). Saves the GELU pullback kernel's 302 MB at [16384, 3072]. */
+int cuda_gemm_dgelu(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *pre) {
+    if (out->dtype != a->dtype || out->dtype != b->dtype || pre->dtype != out->dtype) return bad_dtype("gemm_dgelu (mixed)", out->dtype);
+    if (wb_cuda_gemm_gelu_fused(out, pre, NULL)) {
+        int r = cuda_gemm_impl(be, out, a, b, NULL, 1.0, 0, GEMM_EPI_DGELU, pre);
+        if (r != 1) return r;
+    }
+    WB_TRY(cuda_gemm(be, out, a, b, NULL, 1.0, 0));
+    return cuda_unary_backward(be, WB_OP_GELU, out, out, pre, out, 0);
 }

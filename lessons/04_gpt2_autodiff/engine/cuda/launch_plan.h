@@ -36,6 +36,19 @@ static inline int wb_cuda_gemm_kernels(const wb_tensor *out, const wb_tensor *bi
     return 1 + (bias && !wb_cuda_gemm_bias_in_epilogue(out, bias, acc));
 }
 
+/* gemm_gelu and gemm_dgelu fold GELU into the GEMM's epilogue when out and the pre-activation are
+ * row-major 2-D matrices of one shape, contiguous and 16-byte aligned with rows a multiple of 8
+ * elements (cuBLASLt's aux operand): 1 kernel (if cuBLASLt has an algorithm, which only the GPU
+ * can say); else the GEMM (and its bias kernel) and GELU's element-wise kernel. */
+static inline int wb_cuda_gemm_gelu_fused(const wb_tensor *out, const wb_tensor *pre, const wb_tensor *bias) {
+    return out->ndim == 2 && wb_same_shape(out, pre) && wb_is_contiguous(out) && wb_is_contiguous(pre) &&
+           out->shape[1] % 8 == 0 && (uintptr_t)out->data % 16 == 0 && (uintptr_t)pre->data % 16 == 0 &&
+           (!bias || wb_is_contiguous(bias));
+}
+static inline int wb_cuda_gemm_gelu_kernels(const wb_tensor *out, const wb_tensor *pre, const wb_tensor *bias) {
+    return wb_cuda_gemm_gelu_fused(out, pre, bias) ? 1 : wb_cuda_gemm_kernels(pre, bias, 0) + 1;
+}
+
 /* layer norm's pullback: one fused pass (input gradient, per-block column sums), then one kernel
  * adding the blocks' sums into the gain and bias gradients when either is wanted */
 static inline int wb_cuda_layernorm_backward_kernels(int gin, int gw, int gb) {
