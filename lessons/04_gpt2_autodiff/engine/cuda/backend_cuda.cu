@@ -67,6 +67,7 @@ static int cuda_sync(wb_backend *be) {
  * fails during the capture instead of silently running outside it. */
 #ifndef WB_CUDA_EMULATION
 static int cuda_graph_begin(wb_backend *be) {
+    graph_free(IMPL(be)); /* cuda_adamw records the new recording's AdamW node */
     CUDA_CHECK(cudaStreamBeginCapture(IMPL(be)->stream, cudaStreamCaptureModeGlobal));
     return WB_OK;
 }
@@ -75,10 +76,7 @@ static int cuda_graph_end(wb_backend *be) {
     cuda_impl *im = IMPL(be);
     cudaGraph_t graph = NULL;
     CUDA_CHECK(cudaStreamEndCapture(im->stream, &graph));
-    graph_free(im);
     im->graph = graph;
-    cudaGraphNode_t node = NULL;
-    if (cuda_adamw_find_node(graph, &node) == WB_OK) im->adamw_node = node;
     cudaGraphExec_t exec = NULL;
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     im->graph_exec = exec;
@@ -92,7 +90,10 @@ static int cuda_graph_launch(wb_backend *be, const wb_adamw_args *opt) {
         return WB_FAIL;
     }
     if (opt) {
-        if (!im->adamw_node) return WB_FAIL; /* graph_end said why */
+        if (!im->adamw_node) {
+            fprintf(stderr, "cuda graph: the captured step holds no AdamW update to give this step's arguments\n");
+            return WB_FAIL;
+        }
         WB_TRY(cuda_adamw_update_node((cudaGraphExec_t)im->graph_exec, (cudaGraphNode_t)im->adamw_node, opt));
     }
     CUDA_CHECK(cudaGraphLaunch((cudaGraphExec_t)im->graph_exec, im->stream));

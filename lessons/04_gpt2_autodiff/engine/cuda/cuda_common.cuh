@@ -297,7 +297,6 @@ int cuda_gemm_dgelu(wb_backend *be, const wb_tensor *out, const wb_tensor *a, co
 void cuda_gemm_plans_free(cuda_impl *im);
 int cuda_adamw(wb_backend *be, const wb_adamw_args *a);
 #ifndef WB_CUDA_EMULATION
-int cuda_adamw_find_node(cudaGraph_t graph, cudaGraphNode_t *out);
 int cuda_adamw_update_node(cudaGraphExec_t exec, cudaGraphNode_t node, const wb_adamw_args *a);
 #endif
 

@@ -111,37 +111,25 @@ int cuda_adamw(wb_backend *be, const wb_adamw_args *a) {
     else if (a->dtype == WB_BF16) KLAUNCH(k_adamw<bf16>, g1, 256, 0, s);
     else KLAUNCH(k_adamw<float>, g1, 256, 0, s);
     CUDA_CHECK_LAUNCH();
+#ifndef WB_CUDA_EMULATION
+    /* inside a capture, the node just added is this update: a replay rewrites its argument */
+    cuda_impl *im = IMPL(be);
+    cudaStreamCaptureStatus status;
+    const cudaGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+    CUDA_CHECK(cudaStreamGetCaptureInfo(im->stream, &status, NULL, NULL, &deps, NULL, &ndeps));
+    if (status == cudaStreamCaptureStatusActive) {
+        if (im->adamw_node || ndeps != 1) {
+            fprintf(stderr, "cuda graph: a captured step may hold one AdamW update (this is another)\n");
+            return WB_FAIL;
+        }
+        im->adamw_node = deps[0];
+    }
+#endif
     return WB_OK;
 }
 
 #ifndef WB_CUDA_EMULATION
-/* The captured step's AdamW kernel node: the graph's only node running one of the kernels above. */
-int cuda_adamw_find_node(cudaGraph_t graph, cudaGraphNode_t *out) {
-    size_t n = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph, NULL, &n));
-    cudaGraphNode_t *nodes = (cudaGraphNode_t *)malloc((n ? n : 1) * sizeof *nodes);
-    if (!nodes) return WB_FAIL;
-    int found = 0, rc = WB_OK;
-    if (cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess) rc = WB_FAIL;
-    const void *fns[4] = {(const void *)k_adamw_vec4<bf16>, (const void *)k_adamw_vec4<float>,
-                          (const void *)k_adamw<bf16>, (const void *)k_adamw<float>};
-    for (size_t i = 0; rc == WB_OK && i < n; i++) {
-        cudaGraphNodeType type;
-        cudaKernelNodeParams p;
-        if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) rc = WB_FAIL;
-        if (rc != WB_OK || type != cudaGraphNodeTypeKernel) continue;
-        if (cudaGraphKernelNodeGetParams(nodes[i], &p) != cudaSuccess) rc = WB_FAIL;
-        for (int f = 0; rc == WB_OK && f < 4; f++)
-            if (p.func == fns[f]) *out = nodes[i], found++;
-    }
-    free(nodes);
-    if (rc == WB_OK && found != 1) {
-        fprintf(stderr, "cuda graph: the captured step has %d AdamW updates; a replay needs exactly one\n", found);
-        rc = WB_FAIL;
-    }
-    return rc;
-}
-
 /* This step's AdamW arguments into the instantiated graph's AdamW node. */
 int cuda_adamw_update_node(cudaGraphExec_t exec, cudaGraphNode_t node, const wb_adamw_args *a) {
     cudaKernelNodeParams p;
