@@ -16,6 +16,7 @@ import sys
 
 STEP = re.compile(r"^step\s+(\d+)/\d+ \| loss ([0-9.eE+-]+)")
 VAL = re.compile(r"^val\s+(\d+)/\d+ \| loss ([0-9.eE+-]+)")
+FINAL = re.compile(r"^validation: loss ([0-9.eE+-]+)")  # after the last step
 
 
 def read_log(path):
@@ -29,6 +30,10 @@ def read_log(path):
             m = VAL.match(line)
             if m:
                 val.append((int(m.group(1)), float(m.group(2))))
+                continue
+            m = FINAL.match(line)
+            if m and train:
+                val.append((train[-1][0], float(m.group(1))))
     return train, val
 
 
@@ -78,12 +83,12 @@ def svg(train, val, title):
         out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="1.6"/>')
         if len(series) < 60:
             out.extend(f'<circle cx="{sx(s):.1f}" cy="{sy(l):.1f}" r="2.5" fill="{color}"/>' for s, l in series)
-    ly = top + 8
+    ly = H - bottom - 36  # lower left: the curves start high and fall
     for color, name, series in (("#1f77b4", "training (batch loss)", train), ("#d62728", "validation", val)):
         if not series:
             continue
-        out.append(f'<line x1="{W - right - 170}" y1="{ly}" x2="{W - right - 150}" y2="{ly}" stroke="{color}" stroke-width="2"/>')
-        out.append(f'<text x="{W - right - 145}" y="{ly + 4}">{name}</text>')
+        out.append(f'<line x1="{left + 14}" y1="{ly}" x2="{left + 34}" y2="{ly}" stroke="{color}" stroke-width="2"/>')
+        out.append(f'<text x="{left + 39}" y="{ly + 4}">{name}</text>')
         ly += 18
     out.append("</svg>")
     return "\n".join(out) + "\n"
