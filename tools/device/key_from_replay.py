@@ -7,7 +7,7 @@ Exit status: 0 (changes or none), 2 when a reported fact is not in the key."""
 import re
 import sys
 
-DIFF = re.compile(r"^\s*differs\s+(\S+)\s+(\S+)\s+answer (\d+), captured (\d+)\s*$")
+DIFF = re.compile(r"^\s*differs\s+(\S+)\s+(\S+)\s+answer ([\w.]+), captured ([\w.]+)")
 
 
 def set_fact(lines, qid, fact, value):
@@ -18,13 +18,13 @@ def set_fact(lines, qid, fact, value):
                 re.match(r"^\S", lines[i])), len(lines))
     group, _, name = fact.partition(".")
     if not name:
-        pat = re.compile(rf"^(\s*{re.escape(fact)}:\s*)\d+(\s*)$")
+        pat = re.compile(rf"^(\s*{re.escape(fact)}:\s*)[\w.]+(\s*)$")
         rng = range(start, end)
     else:  # nested: the line under "group:"
         g = next((i for i in range(start, end) if re.match(rf"^\s*{re.escape(group)}:\s*$", lines[i])), None)
         if g is None:
             return False
-        pat = re.compile(rf"^(\s*{re.escape(name)}:\s*)\d+(\s*)$")
+        pat = re.compile(rf"^(\s*{re.escape(name)}:\s*)[\w.]+(\s*)$")
         rng = range(g + 1, end)
     for i in rng:
         m = pat.match(lines[i].rstrip("\n"))
