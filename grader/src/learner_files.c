@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "learner_files.h"
 #include "paths.h"
+#include "read_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,27 +27,17 @@ int wb_predictions_to_read(const char *lesson_dir, char *buf, size_t cap) {
     return wb_file_exists(buf) ? 0 : -1;
 }
 
-/* The template's bytes (malloc'd, NUL-terminated). */
+/* The template's bytes (malloc'd, NUL-terminated), through the one bounded reader (read_file.h). */
 static char *read_template(const char *lesson_dir, size_t *length, wb_error *err) {
     char path[4200];
     wb_template_path(lesson_dir, path, sizeof path);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        wb_fail(err, WB_EXIT_INPUT, "%s: no predictions template in this lesson (%s); an instructor makes it with: grader "
-                "template %s --write", path, strerror(errno), lesson_dir);
+    if (!wb_file_exists(path)) {
+        wb_fail(err, WB_EXIT_INPUT, "%s: no predictions template in this lesson; an instructor makes it with: grader "
+                "template %s --write", path, lesson_dir);
         return NULL;
     }
-    char *text = malloc(TEMPLATE_MAX + 1);
-    size_t n = text ? fread(text, 1, TEMPLATE_MAX + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (!text || bad || n > TEMPLATE_MAX) {
-        free(text);
-        wb_fail(err, WB_EXIT_INPUT, "%s: %s", path, !text ? "out of memory" : bad ? "cannot read it" : "larger than 1 MiB: not a template");
-        return NULL;
-    }
-    text[n] = '\0';
-    *length = n;
+    char *text = NULL;
+    if (wb_read_file(path, "predictions template", TEMPLATE_MAX, &text, length, err)) return NULL;
     return text;
 }
 
