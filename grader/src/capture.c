@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "capture.h"
+#include "capture_record.h"
 #include "json_stream.h"
 #include "read_file.h"
 
@@ -115,15 +116,15 @@ static int out_of_memory(reader *r) {
                    "record fewer steps", r->what);
 }
 
-static int get_u64(reader *r, json_t *o, const char *where, const char *key, uint64_t *out) {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 0) return corrupt(r, where, key, "a non-negative integer");
-    *out = (uint64_t)json_integer_value(v);
+static int get_u64(reader *r, const wb_record *o, const char *where, const char *key, uint64_t *out) {
+    wb_val v = wb_record_get(o, key);
+    if (v.kind != WB_V_INT || v.i < 0) return corrupt(r, where, key, "a non-negative integer");
+    *out = (uint64_t)v.i;
     return 0;
 }
 
-static int get_u32(reader *r, json_t *o, const char *where, const char *key, uint32_t *out) {
-    uint64_t v;
+static int get_u32(reader *r, const wb_record *o, const char *where, const char *key, uint32_t *out) {
+    uint64_t v = 0;
     if (get_u64(r, o, where, key, &v)) return r->err->code;
     if (v > UINT32_MAX) return corrupt(r, where, key, "a 32-bit integer");
     *out = (uint32_t)v;
@@ -131,10 +132,10 @@ static int get_u32(reader *r, json_t *o, const char *where, const char *key, uin
 }
 
 /* A name, interned in the capture. */
-static int get_name(reader *r, json_t *o, const char *where, const char *key, char **out) {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_string(v)) return corrupt(r, where, key, "a string");
-    *out = wb_capture_intern(r->c, json_string_value(v), json_string_length(v));
+static int get_name(reader *r, const wb_record *o, const char *where, const char *key, char **out) {
+    wb_val v = wb_record_get(o, key);
+    if (v.kind != WB_V_STR) return corrupt(r, where, key, "a string");
+    *out = wb_capture_intern(r->c, v.s, v.n);
     return *out ? 0 : out_of_memory(r);
 }
 
@@ -145,15 +146,18 @@ static int get_str(reader *r, json_t *o, const char *where, const char *key, cha
     return *out ? 0 : out_of_memory(r);
 }
 
-static int get_triple(reader *r, json_t *o, const char *where, const char *key, int out[3]) {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_array(v) || json_array_size(v) != 3) return corrupt(r, where, key, "a list of 3 integers");
-    for (int i = 0; i < 3; i++) {
-        json_t *x = json_array_get(v, (size_t)i);
-        if (!json_is_integer(x)) return corrupt(r, where, key, "a list of 3 integers");
-        out[i] = (int)json_integer_value(x);
-    }
+static int get_triple(reader *r, const wb_record *o, const char *where, const char *key, int out[3]) {
+    wb_val v = wb_record_get(o, key);
+    if (v.kind != WB_V_TRIPLE) return corrupt(r, where, key, "a list of 3 integers");
+    memcpy(out, v.t, sizeof v.t);
     return 0;
+}
+
+/* A short string field into a fixed buffer ("" when absent or not a string). */
+static void copy_short(const wb_record *o, const char *key, char *buf, size_t cap, const char *otherwise) {
+    wb_val v = wb_record_get(o, key);
+    if (v.kind == WB_V_STR) snprintf(buf, cap, "%.*s", (int)v.n, v.s);
+    else snprintf(buf, cap, "%s", otherwise);
 }
 
 /* ---- records: one JSON object each, decoded into the capture's arrays -------------------- */
@@ -169,33 +173,33 @@ static int reserve(reader *r, void **v, size_t n, size_t *cap, size_t size) {
     return 0;
 }
 
-static int read_api(reader *r, json_t *o, size_t i, wb_capture *c) {
+static int read_api(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     wb_api_call *a = &c->api[i];
     memset(a, 0, sizeof *a);
     char where[64];
     snprintf(where, sizeof where, "api_calls[%zu]", i);
-    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
-    const char *domain = json_string_value(json_object_get(o, "domain"));
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
     if (get_name(r, o, where, "name", &a->name) || get_u64(r, o, where, "start", &a->start) ||
         get_u64(r, o, where, "end", &a->end) || get_u32(r, o, where, "correlation_id", &a->correlation_id) ||
         get_u32(r, o, where, "thread", &a->thread))
         return r->err->code;
-    if (!domain || (strcmp(domain, "runtime") && strcmp(domain, "driver")))
+    wb_val domain = wb_record_get(o, "domain");
+    if (!wb_val_is(&domain, "runtime") && !wb_val_is(&domain, "driver"))
         return corrupt(r, where, "domain", "\"runtime\" or \"driver\"");
-    a->driver = !strcmp(domain, "driver");
-    json_t *ret = json_object_get(o, "return");
-    a->return_value = json_is_integer(ret) ? (uint32_t)json_integer_value(ret) : 0;
+    a->driver = wb_val_is(&domain, "driver");
+    wb_val ret = wb_record_get(o, "return");
+    a->return_value = ret.kind == WB_V_INT ? (uint32_t)ret.i : 0;
     if (a->end < a->start) return corrupt(r, where, "end", "at or after start");
     return 0;
 }
 
-static int read_kernel(reader *r, json_t *o, size_t i, wb_capture *c) {
+static int read_kernel(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     wb_kernel *k = &c->kernels[i];
     memset(k, 0, sizeof *k);
     char where[64];
     snprintf(where, sizeof where, "kernels[%zu]", i);
     uint64_t regs = 0, ss = 0, ds = 0;
-    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
     if (get_name(r, o, where, "name", &k->name) || get_name(r, o, where, "mangled", &k->mangled) ||
         get_triple(r, o, where, "grid", k->grid) || get_triple(r, o, where, "block", k->block) ||
         get_u64(r, o, where, "start", &k->start) || get_u64(r, o, where, "end", &k->end) ||
@@ -203,9 +207,9 @@ static int read_kernel(reader *r, json_t *o, size_t i, wb_capture *c) {
         get_u32(r, o, where, "graph_id", &k->graph_id) || get_u64(r, o, where, "registers_per_thread", &regs) ||
         get_u64(r, o, where, "static_shared_bytes", &ss) || get_u64(r, o, where, "dynamic_shared_bytes", &ds))
         return r->err->code;
-    if (json_object_get(o, "cluster") && get_triple(r, o, where, "cluster", k->cluster)) return r->err->code;
-    json_t *dev = json_object_get(o, "device");
-    k->device = json_is_integer(dev) ? (uint32_t)json_integer_value(dev) : 0;
+    if (wb_record_get(o, "cluster").kind != WB_V_MISSING && get_triple(r, o, where, "cluster", k->cluster)) return r->err->code;
+    wb_val dev = wb_record_get(o, "device");
+    k->device = dev.kind == WB_V_INT ? (uint32_t)dev.i : 0;
     k->registers_per_thread = (int)regs;
     k->static_shared = (int)ss;
     k->dynamic_shared = (int)ds;
@@ -214,11 +218,11 @@ static int read_kernel(reader *r, json_t *o, size_t i, wb_capture *c) {
     return 0;
 }
 
-static int read_op(reader *r, json_t *o, size_t i, int is_copy, wb_gpu_op *op) {
+static int read_op(reader *r, const wb_record *o, size_t i, int is_copy, wb_gpu_op *op) {
     memset(op, 0, sizeof *op);
     char where[64];
     snprintf(where, sizeof where, is_copy ? "memcpys[%zu]" : "memsets[%zu]", i);
-    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
     op->kind = is_copy ? WB_GPU_MEMCPY : WB_GPU_MEMSET;
     op->api = -1;
     if (get_u64(r, o, where, "bytes", &op->bytes) || get_u64(r, o, where, "start", &op->start) ||
@@ -226,50 +230,43 @@ static int read_op(reader *r, json_t *o, size_t i, int is_copy, wb_gpu_op *op) {
         get_u32(r, o, where, "stream", &op->stream) || get_u32(r, o, where, "graph_id", &op->graph_id))
         return r->err->code;
     if (is_copy) {
-        const char *kind = json_string_value(json_object_get(o, "kind"));
-        snprintf(op->copy_kind, sizeof op->copy_kind, "%s", kind ? kind : "?");
+        copy_short(o, "kind", op->copy_kind, sizeof op->copy_kind, "?");
         /* Absent from captures older than the fields: unknown, never an error. */
-        const char *src = json_string_value(json_object_get(o, "src_kind"));
-        const char *dst = json_string_value(json_object_get(o, "dst_kind"));
-        snprintf(op->src_kind, sizeof op->src_kind, "%s", src ? src : "");
-        snprintf(op->dst_kind, sizeof op->dst_kind, "%s", dst ? dst : "");
-        json_t *async = json_object_get(o, "async");
-        op->async = json_is_boolean(async) ? json_is_true(async) : -1;
+        copy_short(o, "src_kind", op->src_kind, sizeof op->src_kind, "");
+        copy_short(o, "dst_kind", op->dst_kind, sizeof op->dst_kind, "");
+        wb_val async = wb_record_get(o, "async");
+        op->async = async.kind == WB_V_TRUE ? 1 : async.kind == WB_V_FALSE ? 0 : -1;
     }
     return 0;
 }
 
-static int read_range(reader *r, json_t *o, size_t i, wb_capture *c) {
+static int read_range(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     wb_range *g = &c->ranges[i];
     memset(g, 0, sizeof *g);
     g->parent = -1;
     char where[64];
     snprintf(where, sizeof where, "ranges[%zu]", i);
-    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
-    const char *kind = json_string_value(json_object_get(o, "kind"));
-    if (!kind || (strcmp(kind, "range") && strcmp(kind, "mark"))) return corrupt(r, where, "kind", "\"range\" or \"mark\"");
-    g->is_mark = !strcmp(kind, "mark");
-    json_t *name = json_object_get(o, "name"), *domain = json_object_get(o, "domain");
-    g->name = wb_capture_intern(c, json_is_string(name) ? json_string_value(name) : "",
-                                json_is_string(name) ? json_string_length(name) : 0);
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    wb_val kind = wb_record_get(o, "kind");
+    if (!wb_val_is(&kind, "range") && !wb_val_is(&kind, "mark")) return corrupt(r, where, "kind", "\"range\" or \"mark\"");
+    g->is_mark = wb_val_is(&kind, "mark");
+    wb_val name = wb_record_get(o, "name"), domain = wb_record_get(o, "domain");
+    g->name = wb_capture_intern(c, name.kind == WB_V_STR ? name.s : "", name.kind == WB_V_STR ? name.n : 0);
     if (!g->name) return out_of_memory(r);
-    if (json_is_string(domain) && !(g->domain = wb_capture_intern(c, json_string_value(domain), json_string_length(domain))))
-        return out_of_memory(r);
+    if (domain.kind == WB_V_STR && !(g->domain = wb_capture_intern(c, domain.s, domain.n))) return out_of_memory(r);
     if (get_u64(r, o, where, "start", &g->start) || get_u32(r, o, where, "thread", &g->thread)) return r->err->code;
-    json_t *end = json_object_get(o, "end");
-    if (json_is_null(end)) g->end = WB_OPEN_END;
+    if (wb_record_get(o, "end").kind == WB_V_NULL) g->end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &g->end)) return r->err->code;
     if (g->end < g->start) return corrupt(r, where, "end", "at or after start");
     return 0;
 }
 
-static int read_window(reader *r, json_t *o, size_t i, wb_capture *c) {
+static int read_window(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     char where[64];
     snprintf(where, sizeof where, "profiler_windows[%zu]", i);
-    if (!json_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
     if (get_u64(r, o, where, "start", &c->windows[i].start)) return r->err->code;
-    json_t *end = json_object_get(o, "end");
-    if (json_is_null(end)) c->windows[i].end = WB_OPEN_END;
+    if (wb_record_get(o, "end").kind == WB_V_NULL) c->windows[i].end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &c->windows[i].end)) return r->err->code;
     return 0;
 }
@@ -291,8 +288,12 @@ typedef struct {
 static int capture_item(json_cursor *cur, size_t i, void *ctx) {
     capture_walk *w = ctx;
     wb_capture *c = w->r.c;
-    json_t *o = json_next_value(cur);
-    if (!o) return cur->err->code;
+    /* a flat record is scanned in place; anything else (and every error) goes through jansson */
+    wb_fast_record fast;
+    json_t *j = NULL;
+    json_peek(cur);
+    if (!wb_record_scan(cur->data, cur->length, &cur->pos, &fast) && !(j = json_next_value(cur))) return cur->err->code;
+    wb_record rec = {j, j ? NULL : &fast}, *o = &rec;
     int rc = 0;
     switch (w->section) {
     case SEC_API:
@@ -325,7 +326,7 @@ static int capture_item(json_cursor *cur, size_t i, void *ctx) {
             c->n_windows++;
         break;
     }
-    json_decref(o);
+    json_decref(j);
     return rc;
 }
 
@@ -398,7 +399,8 @@ static int read_head(reader *r, json_t *root, wb_capture *c) {
     c->multiprocessors = (int)int_or_minus_one(dev0, "multiprocessors");
 
     uint64_t dropped = 0;
-    if (get_u64(r, root, "", "dropped_records", &dropped)) return r->err->code;
+    wb_record head = {root, NULL};
+    if (get_u64(r, &head, "", "dropped_records", &dropped)) return r->err->code;
     json_t *lost_v = json_object_get(root, "lost_records");
     c->dropped_records = dropped;
     c->lost_records = json_is_integer(lost_v) ? (uint64_t)json_integer_value(lost_v) : 0;

@@ -11,6 +11,7 @@
  */
 #include "answer_key.h"
 #include "capture.h"
+#include "capture_record.h"
 #include "grade.h"
 #include "lesson.h"
 
@@ -121,6 +122,7 @@ Test(capture_oom, failing_allocations_inside_jansson_are_errors_too) {
     probe p;
     probe_open(&p);
     json_set_alloc_funcs(jansson_malloc, free);
+    wb_record_fast_scan(0); /* every record through jansson, so that its allocations are the ones failing */
     /* how many jansson makes, then 64 points spread over them */
     jansson_calls = 0;
     load_and_grade(&p);
@@ -131,6 +133,7 @@ Test(capture_oom, failing_allocations_inside_jansson_are_errors_too) {
         load_and_grade(&p);
     }
     json_set_alloc_funcs(malloc, free);
+    wb_record_fast_scan(1);
     wb_answer_key_free(&p.key);
     wb_lesson_free(&p.lesson);
 }

@@ -5,6 +5,7 @@
  */
 #include "answer_key.h"
 #include "capture.h"
+#include "capture_record.h"
 #include "grade.h"
 #include "lesson.h"
 
@@ -211,4 +212,56 @@ Test(capture_reader, reads_copy_memory_kinds_and_treats_old_captures_as_unknown)
     wb_capture_free(&c);
     free(new);
     free(old);
+}
+
+/* The in-place scan of flat records (capture_record.c) and jansson read every record of the H200
+ * recording to the same capture. */
+Test(capture_reader, the_fast_scan_and_jansson_agree) {
+    wb_recording fast, slow;
+    wb_error err = {0};
+    wb_record_fast_scan(1);
+    cr_assert_eq(wb_recording_load(probe_path("lessons/00_probe/traces/sm_90.json"), &fast, &err), 0, "%s", err.message);
+    wb_record_fast_scan(0);
+    cr_assert_eq(wb_recording_load(probe_path("lessons/00_probe/traces/sm_90.json"), &slow, &err), 0, "%s", err.message);
+    wb_record_fast_scan(1);
+    cr_assert_eq(fast.n_runs, slow.n_runs);
+    for (size_t r = 0; r < fast.n_runs; r++) {
+        const wb_capture *a = &fast.runs[r].capture, *b = &slow.runs[r].capture;
+        cr_assert_eq(a->n_api, b->n_api);
+        cr_assert_eq(a->n_kernels, b->n_kernels);
+        cr_assert_eq(a->n_ops, b->n_ops);
+        cr_assert_eq(a->n_ranges, b->n_ranges);
+        cr_assert_eq(a->n_windows, b->n_windows);
+        for (size_t i = 0; i < a->n_api; i++) {
+            cr_assert_str_eq(a->api[i].name, b->api[i].name);
+            cr_assert(a->api[i].start == b->api[i].start && a->api[i].end == b->api[i].end &&
+                      a->api[i].correlation_id == b->api[i].correlation_id && a->api[i].thread == b->api[i].thread &&
+                      a->api[i].driver == b->api[i].driver && a->api[i].return_value == b->api[i].return_value &&
+                      a->api[i].nested == b->api[i].nested, "api_calls[%zu] differs", i);
+        }
+        for (size_t i = 0; i < a->n_kernels; i++) {
+            const wb_kernel *x = &a->kernels[i], *y = &b->kernels[i];
+            cr_assert_str_eq(x->name, y->name);
+            cr_assert_str_eq(x->mangled, y->mangled);
+            cr_assert(!memcmp(x->grid, y->grid, sizeof x->grid) && !memcmp(x->block, y->block, sizeof x->block) &&
+                      !memcmp(x->cluster, y->cluster, sizeof x->cluster) && x->start == y->start && x->end == y->end &&
+                      x->registers_per_thread == y->registers_per_thread && x->static_shared == y->static_shared &&
+                      x->dynamic_shared == y->dynamic_shared && x->stream == y->stream && x->api == y->api &&
+                      x->correlation_id == y->correlation_id && x->graph_id == y->graph_id, "kernels[%zu] differs", i);
+        }
+        for (size_t i = 0; i < a->n_ops; i++) {
+            const wb_gpu_op *x = &a->ops[i], *y = &b->ops[i];
+            cr_assert(x->kind == y->kind && !strcmp(x->copy_kind, y->copy_kind) && !strcmp(x->src_kind, y->src_kind) &&
+                      !strcmp(x->dst_kind, y->dst_kind) && x->async == y->async && x->bytes == y->bytes &&
+                      x->start == y->start && x->end == y->end && x->api == y->api, "ops[%zu] differs", i);
+        }
+        for (size_t i = 0; i < a->n_ranges; i++) {
+            const wb_range *x = &a->ranges[i], *y = &b->ranges[i];
+            cr_assert_str_eq(x->name, y->name);
+            cr_assert(x->start == y->start && x->end == y->end && x->is_mark == y->is_mark && x->parent == y->parent &&
+                      x->depth == y->depth && x->thread == y->thread && !x->domain == !y->domain, "ranges[%zu] differs", i);
+        }
+    }
+    wb_recording_free(&fast);
+    wb_recording_free(&slow);
 }
