@@ -122,9 +122,7 @@ static int check_bound_inputs(const wb_prediction_set *p, const wb_prediction *q
     return 0;
 }
 
-int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const wb_recording *rec, wb_grade *out,
-                         wb_error *err) {
-    memset(out, 0, sizeof *out);
+static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_recording *rec, wb_grade *out, wb_error *err) {
     size_t total = 0;
     for (size_t i = 0; i < p->n; i++) total += p->items[i].n_facts;
     out->facts = calloc(total + 1, sizeof *out->facts);
@@ -172,7 +170,7 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
             g->n_occurrences = occ.n;
             g->per_occurrence = calloc(occ.n + 1, sizeof *g->per_occurrence);
             if (!g->per_occurrence) {
-                wb_occurrences_free(&occ);
+                free(gpu), free(wall), wb_occurrences_free(&occ);
                 return wb_fail(err, WB_EXIT_INPUT, "out of memory while grading; nothing was graded");
             }
             int agree = occ.n > 0;
@@ -189,4 +187,12 @@ int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const w
         wb_occurrences_free(&occ);
     }
     return 0;
+}
+
+int wb_grade_predictions(const wb_prediction_set *p, const wb_lesson *l, const wb_recording *rec, wb_grade *out,
+                         wb_error *err) {
+    memset(out, 0, sizeof *out);
+    int rc = grade(p, l, rec, out, err);
+    if (rc) wb_grade_free(out); /* a failed grading leaves nothing to free (the sanitizer job found leaks here) */
+    return rc;
 }

@@ -126,7 +126,7 @@ static const char **occurrence_sequence(const wb_capture *c, const wb_occurrence
         free(names);
         return NULL;
     }
-    memcpy(idx, o->kernels, o->n_kernels * sizeof *idx);
+    if (o->n_kernels) memcpy(idx, o->kernels, o->n_kernels * sizeof *idx); /* an empty range has no array */
     qsort_r(idx, o->n_kernels, sizeof *idx, by_start, (void *)c);
     for (size_t i = 0; i < o->n_kernels; i++) names[i] = c->kernels[idx[i]].name;
     free(idx);

@@ -54,7 +54,10 @@ static int check(int B, int H, int T, int vec) {
     const int64_t rows = (int64_t)B * H * T;
     std::vector<bf16> qkv((size_t)B * T * 3 * C), out((size_t)B * T * C), g((size_t)B * T * C);
     std::vector<bf16> gqkv((size_t)B * T * 3 * C, __float2bfloat16(0.0f));
-    std::vector<float> lse(rows), scratch(rows * 65);
+    /* D (rows), then dq (rows, 64) from a 16-byte boundary, as backend_cuda.cu lays it out: the dq
+     * finish reads it 16 bytes at a time (misaligned here before, found by UBSan in build-asan) */
+    const int64_t rows4 = (rows + 3) / 4 * 4;
+    std::vector<float> lse(rows), scratch(rows4 + rows * 64);
     for (auto &x : qkv) x = __float2bfloat16((float)(2.0 * rnd()));
     for (auto &x : g) x = __float2bfloat16((float)rnd());
     /* element (b, h, t, d) of q, k, v in qkv; of out and g in (B, T, H, D) */
@@ -98,7 +101,7 @@ static int check(int B, int H, int T, int vec) {
     double e_o = rel_err(o_got, o_ref), e_l = rel_err(lse_got, lse_ref);
 
     /* backward, into the strided gradient of qkv */
-    a.o = out.data(), a.g = g.data(), a.D = scratch.data(), a.dq = scratch.data() + rows;
+    a.o = out.data(), a.g = g.data(), a.D = scratch.data(), a.dq = scratch.data() + rows4;
     a.gq = gqkv.data(), a.gk = gqkv.data() + C, a.gv = gqkv.data() + 2 * C;
     for (int64_t *s : {a.gqs, a.gks, a.gvs}) s[0] = (int64_t)T * 3 * C, s[1] = D, s[2] = 3 * C;
     std::fill(scratch.begin(), scratch.end(), 0.0f);

@@ -144,7 +144,10 @@ static int run(wb_backend *be, wb_dtype dt, const prim_case *c, double **vals, c
     out->ny = ny;
     out->y = malloc((size_t)ny * sizeof(double));
     WB_TRY(wb_download(&ctx, y, out->y));
-    if (!r) return WB_OK; /* first call: only learn the output size */
+    if (!r) { /* first call: only learn the output size (it returned without freeing: 1.5 GB leaked, found by LeakSanitizer) */
+        wb_ctx_free(&ctx);
+        return WB_OK;
+    }
     wb_tensor *gy = wb_new(&ctx, y->dtype, y->ndim, y->shape, 0);
     if (!gy || wb_upload(&ctx, gy, r) != WB_OK) return WB_FAIL;
     WB_TRY(wb_backward_with(&ctx, y, gy));
