@@ -9,7 +9,7 @@ cd "$WORK"
 sed -i 's/^binary: wb_probe$/binary: wb_probe\ndraft: true/' lessons/01_two/lesson.yaml # a draft: left out
 right_predictions lessons/00_probe/predictions.yaml 00_probe # a learner's file: never released
 mkdir -p .workbench && echo '{}' >.workbench/progress.json
-R=$WORK/../$(basename "$WORK")-release
+R=$(dirname "$WORK")/$(basename "$WORK")-release # not through $WORK: the trap removes it first
 trap 'rm -rf "$WORK" "$R"' EXIT
 
 out=$("$GRADER" release "$R" 2>&1); rc=$?
