@@ -8,12 +8,12 @@ folder carried from the development machine). In one process it measures:
   1. the device copy bandwidth: torch, 512 MiB bf16 device-to-device, bytes read + written;
   2. gelu(g, tanh) * u at [8192, 3072] bf16: PyTorch eager (two kernels), torch.compile (one
      Triton kernel) and a copy of the same bytes, each launch after an L2 flush, like lesson 03's
-     --kernel-bench, timed three ways (below);
+     bench_gelu_mul, timed three ways (below);
   3. the GeGLU MLP forward [64x128, 768 -> 3072 -> 768] bf16, PyTorch eager and torch.compile:
      GPU time (CUDA events around the call), wall time (host clock around the call and a
      synchronize), and the sum of the device durations of the kernels of one forward;
-  4. every variant of the lesson programs (their RESULT lines), lesson 03's --kernel-bench with
-     every implementation of its gelu * u kernel (--impl all), and the same lesson runs again
+  4. every variant of the lesson programs (their RESULT lines), bench_gelu_mul (lesson 03's
+     gelu * u kernel alone) with every implementation of its gelu * u kernel (--impl all), and the same lesson runs again
      under the project's CUPTI capture library for kernel durations;
   5. where cuobjdump is found, a summary of the SASS of lesson 03's gelu * u kernels (are the
      loads and stores 128 bits wide, does anything spill) and the full listing;
@@ -330,7 +330,7 @@ def step_kernel_sums(cap):
 
 def kernel_bench_durations(cap):
     """Median device duration (us) per launch inside each `kb BENCH IMPL LAYOUT` range of a captured
-    --kernel-bench run, without the read flush's kernel: {(bench, impl, layout): us}."""
+    bench_gelu_mul run, without the read flush's kernel: {(bench, impl, layout): us}."""
     ranges = [r for r in cap.get("ranges", []) if r.get("kind") == "range" and r.get("end") is not None
               and str(r.get("name", "")).startswith("kb ")]
     out = {}
@@ -562,9 +562,10 @@ def main():
         r = lesson("lesson_03_mlp", ["--variant", v] + mlp_shape)
         if r:
             ours_mlp[v] = r[-1]
-    kb_path = os.path.join(args.bin, "lesson_03_mlp")
+    mlp_path = os.path.join(args.bin, "lesson_03_mlp")
+    kb_path = os.path.join(args.bin, "bench_gelu_mul")  # bench/gelu_mul_bench.cu
     # "all,row": row (gelu_mul_kernel) is timed first and again last, which shows the run's own spread.
-    kb_args = ["--kernel-bench", "--rows", str(rows), "--cols", str(cols), "--iters", str(args.iters),
+    kb_args = ["--rows", str(rows), "--cols", str(cols), "--iters", str(args.iters),
                "--impl", "all,row"]
     kb_write, kb_read, edge_checks = [], [], []
     if os.access(kb_path, os.X_OK):
@@ -574,7 +575,7 @@ def main():
         # tests/lessons does): the program exits non-zero when any result differs from the CPU
         for r_, c_ in EDGE_SHAPES:
             n_err = len(errors)
-            res = run_binary(kb_path, ["--kernel-bench", "--rows", str(r_), "--cols", str(c_), "--impl", EVERY_IMPL,
+            res = run_binary(kb_path, ["--rows", str(r_), "--cols", str(c_), "--impl", EVERY_IMPL,
                                        "--iters", "2", "--no-flush"], errors, args.timeout)
             edge_checks.append((f"{r_} x {c_}", bool(res) and len(errors) == n_err))
 
@@ -591,10 +592,10 @@ def main():
     elif not cupti:
         capture_note = "skipped: no libcupti found (set WB_CUPTI_LIBRARY)"
         errors.append(f"CUPTI runs {capture_note}")
-    elif os.access(kb_path, os.X_OK):
+    elif os.access(mlp_path, os.X_OK) and os.access(kb_path, os.X_OK):
         capture_note = f"{capture_lib} with {cupti}"
         for v in variants:
-            _, cap = run_captured(kb_path, ["--variant", v] + mlp_shape + ["--steps", "20", "--warmup", "5"],
+            _, cap = run_captured(mlp_path, ["--variant", v] + mlp_shape + ["--steps", "20", "--warmup", "5"],
                                   capture_lib, cupti, errors, args.timeout)
             if cap:
                 sums = step_kernel_sums(cap)
@@ -607,7 +608,7 @@ def main():
         if cap:
             kb_kernel = kernel_bench_durations(cap)
             if not kb_kernel:
-                errors.append("capture of lesson_03_mlp --kernel-bench: no kb ranges with kernels")
+                errors.append("capture of bench_gelu_mul: no kb ranges with kernels")
     small = []
     for binary, runs in [
         ("lesson_01_matmul_add", [["--variant", v, "--size", s] for s in ["64", "4096"] for v in ["eager", "graph"]]),
@@ -697,8 +698,8 @@ def main():
              "write-back costs each launch.")
     L.append("")
     checks = ", ".join(f"{shape} {'pass' if ok else '**FAIL**'}" for shape, ok in edge_checks) or "not run"
-    L.append("Lesson implementations (`lesson_03_mlp --kernel-bench --impl NAME`; `row` is `gelu_mul_kernel`, what "
-             "the lesson's variants launch; the others are issue 3's alternatives, predictions in `kernel_bench.cu` above "
+    L.append("Lesson implementations (`bench_gelu_mul --impl NAME`; `row` is `gelu_mul_kernel`, what "
+             "the lesson's variants launch; the others are issue 3's alternatives, predictions in `bench/gelu_mul_bench.cu` above "
              "`gelu_mul_impls`). Every one was checked against the CPU reference before it was timed, and all "
              f"{len(EVERY_IMPL.split(','))} implementations at other shapes in this run: {checks}.")
     L.append("")
@@ -851,7 +852,7 @@ def main():
               for res, how in [(kb_write, "memset flush"), (kb_read, "read flush")] for layout in ["separate", "merged"]
               if len(repeats(res, "row", layout)) > 1]
     if spread:
-        L.append(f"- spread: `row` timed first and again last in each kernel-bench run: {'; '.join(spread)}. "
+        L.append(f"- spread: `row` timed first and again last in each bench_gelu_mul run: {'; '.join(spread)}. "
                  "Differences between implementations smaller than this are noise.")
     copy_same = kbw.get(("copy", "memcpy", "flat"), {}).get("gpu_us")
     L.append(f"- for scale: a cudaMemcpyAsync of the same {pw_bytes / 1e6:.1f} MB under the same memset flush took "

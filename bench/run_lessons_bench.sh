@@ -5,8 +5,8 @@
 # here (see the devices README):
 #     ../shared/device/bundle-libs build/devlibs build/bin/*     # on the development machine
 #     bench/run_lessons_bench.sh                                  # here; report in $OUT/bench.md
-# It times PyTorch (eager and torch.compile) and every lesson variant in one run, with lesson 03's
-# --kernel-bench over every implementation of its gelu * u kernel (--impl all), runs the lesson
+# It times PyTorch (eager and torch.compile) and every lesson variant in one run, with bench_gelu_mul
+# (lesson 03's gelu * u kernel alone) over every implementation of it (--impl all), runs the lesson
 # programs again under the build's CUPTI capture library ($build/lib/libwb_capture.so; libcupti
 # from CUDA's usual places or $WB_CUPTI_LIBRARY) for kernel durations, summarises the SASS of the
 # gelu * u kernels when cuobjdump is there, and prints one markdown report ($OUT/bench.md, with
@@ -16,10 +16,12 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${WB_BUILD_DIR:-build}
-if [ ! -x "$build/bin/lesson_03_mlp" ]; then
-    echo "run_lessons_bench.sh: $build/bin/lesson_03_mlp not found; build first (cmake --build $build)" >&2
-    exit 2
-fi
+for prog in lesson_03_mlp bench_gelu_mul; do
+    if [ ! -x "$build/bin/$prog" ]; then
+        echo "run_lessons_bench.sh: $build/bin/$prog not found; build first (cmake --build $build)" >&2
+        exit 2
+    fi
+done
 if [ -d "$build/devlibs" ]; then
     LD_LIBRARY_PATH="$root/$build/devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export LD_LIBRARY_PATH

@@ -11,8 +11,6 @@
  *
  *     lesson_03_mlp [--variant eager|fused|merged|graph] [--batch B] [--seq S] [--dim D]
  *                   [--hidden H] [--steps N] [--warmup W]
- *     lesson_03_mlp --kernel-bench [--rows R] [--cols C] [--iters N] [--impl LIST]
- *                   [--flush write|read|none]
  *
  * Variants (what each step launches)
  *   eager   3 GEMMs + gelu_kernel + mul_kernel: 5 kernels. gelu(g) makes a full round trip
@@ -23,16 +21,16 @@
  *           [g | u] per token; gelu_mul_kernel reads the two halves of each row: 3 kernels.
  *   graph   the merged step captured once into a CUDA graph: one cudaGraphLaunch per step.
  *
- * --kernel-bench times gelu_mul_kernel alone on (rows, cols) (default 8192 x 3072, the MLP's
- * intermediate), against the floor that bandwidth sets, beside issue 3's alternative
- * implementations (--impl): kernel_bench.cu. The variants always launch gelu_mul_kernel.
+ * bench_gelu_mul (bench/gelu_mul_bench.cu) times gelu_mul_kernel alone, against the floor that
+ * bandwidth sets, beside issue 3's alternative implementations. The variants always launch
+ * gelu_mul_kernel.
  *
  * Program order: setup (handle, workspace, inputs), warm-up steps (cuBLAS heuristics, module
  * loading, graph upload happen there), then --steps measured steps between cudaProfilerStart and
  * cudaProfilerStop, then a CPU reference check of sampled rows. A step (wb_step_run,
  * common/wb_steps.c) is forward() below or one replay of its graph, then cudaDeviceSynchronize.
- * The device math the kernels share with kernel_bench.cu (gelu_tanh, the 16-byte bf16 packing)
- * is in pointwise.cuh.
+ * The pointwise kernels are in pointwise.cu; their device math (gelu_tanh, the 16-byte bf16
+ * packing) is in pointwise.cuh.
  *
  * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
  *   step *        one measured step, ending with its synchronize
@@ -61,8 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_bench.h"
-#include "pointwise.cuh" /* bf16, gelu_tanh, unpack_bf16x8, pack_bf16x8 */
+#include "pointwise.cuh" /* bf16 and the pointwise launchers (pointwise.cu) */
 #include "wb_activations.h"
 #include "wb_args.h"
 #include "wb_bf16.h"
@@ -79,81 +76,8 @@
  * themselves; a CPU simulation of that rounding gives 3.5e-3 (fused) and 3.9e-3 (eager). */
 #define TOLERANCE 1e-2
 
-/* ---- kernels -------------------------------------------------------------------------------- */
-
-/* Eager, like PyTorch's two pointwise kernels: a (n) = gelu(g (n)), then h (n) = a * u.
- * Each thread owns 8 consecutive elements: one 16-byte access per array when vectorized (all
- * pointers 16-byte aligned, checked by the host), element by element otherwise and for the last
- * n % 8 elements. */
-__global__ void __launch_bounds__(256) gelu_kernel(bf16 *a, const bf16 *g, size_t n, int vectorized) {
-    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
-    if (i >= n) return;
-    if (vectorized && i + 8 <= n) {
-        float f[8];
-        unpack_bf16x8(*reinterpret_cast<const uint4 *>(g + i), f);
-#pragma unroll
-        for (int j = 0; j < 8; j++) f[j] = gelu_tanh(f[j]);
-        *reinterpret_cast<uint4 *>(a + i) = pack_bf16x8(f);
-    } else {
-        size_t end = i + 8 < n ? i + 8 : n;
-        for (size_t j = i; j < end; j++) a[j] = __float2bfloat16(gelu_tanh(__bfloat162float(g[j])));
-    }
-}
-
-__global__ void __launch_bounds__(256) mul_kernel(bf16 *h, const bf16 *a, const bf16 *u, size_t n, int vectorized) {
-    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
-    if (i >= n) return;
-    if (vectorized && i + 8 <= n) {
-        float fa[8], fu[8];
-        unpack_bf16x8(*reinterpret_cast<const uint4 *>(a + i), fa);
-        unpack_bf16x8(*reinterpret_cast<const uint4 *>(u + i), fu);
-#pragma unroll
-        for (int j = 0; j < 8; j++) fa[j] *= fu[j];
-        *reinterpret_cast<uint4 *>(h + i) = pack_bf16x8(fa);
-    } else {
-        size_t end = i + 8 < n ? i + 8 : n;
-        for (size_t j = i; j < end; j++)
-            h[j] = __float2bfloat16(__bfloat162float(a[j]) * __bfloat162float(u[j]));
-    }
-}
-
-/*
- * Fused: h (rows, cols) = gelu(g) * u in one pass. g and u are (rows, cols) with row stride
- * ld_gu: separate tensors (ld_gu = cols) or the two halves of each row of the merged GEMM's
- * output (u = g + cols, ld_gu = 2 * cols). h has row stride ld_h.
- *
- * Block shape (blockDim.x threads per row, blockDim.y rows per block) comes from the row length
- * at run time (gelu_mul_plan_for), so one compiled kernel serves every shape. When vectorized,
- * thread x of a row handles 16-byte chunks x, x + blockDim.x, ... (8 bf16 each: at cols = 3072,
- * 384 threads and exactly one chunk each), then the last cols % 8 elements one by one. Memory
- * traffic is the minimum, 6 bytes per element (read g and u, write h); the math is ~15 fp32
- * instructions per element, well hidden behind it.
- */
-__global__ void __launch_bounds__(1024) gelu_mul_kernel(bf16 *__restrict__ h, int ld_h,
-                                                        const bf16 *__restrict__ g,
-                                                        const bf16 *__restrict__ u, int ld_gu,
-                                                        int rows, int cols, int vectorized) {
-    int row = blockIdx.x * blockDim.y + threadIdx.y;
-    if (row >= rows) return;
-    const bf16 *g_row = g + (size_t)row * ld_gu;
-    const bf16 *u_row = u + (size_t)row * ld_gu;
-    bf16 *h_row = h + (size_t)row * ld_h;
-    int done = 0;
-    if (vectorized) {
-        int chunks = cols / 8;
-        for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
-            float fg[8], fu[8];
-            unpack_bf16x8(reinterpret_cast<const uint4 *>(g_row)[c], fg);
-            unpack_bf16x8(reinterpret_cast<const uint4 *>(u_row)[c], fu);
-#pragma unroll
-            for (int j = 0; j < 8; j++) fg[j] = gelu_tanh(fg[j]) * fu[j];
-            reinterpret_cast<uint4 *>(h_row)[c] = pack_bf16x8(fg);
-        }
-        done = chunks * 8;
-    }
-    for (int j = done + (int)threadIdx.x; j < cols; j += blockDim.x)
-        h_row[j] = __float2bfloat16(gelu_tanh(__bfloat162float(g_row[j])) * __bfloat162float(u_row[j]));
-}
+/* The pointwise kernels (gelu_kernel, mul_kernel, gelu_mul_kernel) and their launchers are in
+ * pointwise.cu; pointwise.cuh declares them. */
 
 /* ---- host launchers ------------------------------------------------------------------------- */
 
@@ -161,6 +85,9 @@ __global__ void __launch_bounds__(1024) gelu_mul_kernel(bf16 *__restrict__ h, in
  * y (m, n) = x (m, k) @ W^T, W stored (n, k) like nn.Linear: nn.Linear without bias.
  * Column-major cuBLAS computes y^T = W @ x^T (lesson 01's operand swap); W's bytes read
  * column-major are W^T, hence CUBLAS_OP_T on it (lesson 02's transpose flag: a "TN" GEMM).
+ * What cuBLAS calls on the host around its kernel (the series saw an occupancy query,
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor, before every GEMM on an A100) is its own
+ * choice; lesson.yaml's gemm-host-calls asks what it does on this GPU.
  */
 static int linear_nobias(cublasHandle_t cublas, bf16 *y, const bf16 *x, const bf16 *w, int m, int k, int n) {
     const float alpha = 1.0f, beta = 0.0f;
@@ -168,64 +95,6 @@ static int linear_nobias(cublasHandle_t cublas, bf16 *y, const bf16 *x, const bf
                               CUDA_R_16BF, k, &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
     return WB_OK;
-}
-
-int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream) {
-    const int block = 256;
-    size_t threads = (n + 7) / 8;
-    int vectorized = wb_aligned16(a) && wb_aligned16(g);
-    gelu_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(a, g, n, vectorized);
-    CUDA_CHECK_LAUNCH();
-    return WB_OK;
-}
-
-int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t stream) {
-    const int block = 256;
-    size_t threads = (n + 7) / 8;
-    int vectorized = wb_aligned16(h) && wb_aligned16(a) && wb_aligned16(u);
-    mul_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(h, a, u, n, vectorized);
-    CUDA_CHECK_LAUNCH();
-    return WB_OK;
-}
-
-/*
- * Launch parameters for gelu_mul_kernel, chosen from the row length when called (the idea of
- * Liger's calculate_settings): enough threads per row that each does about one 16-byte chunk,
- * rounded up to whole warps and capped at 1024 (longer rows loop); short rows (under 32 chunks)
- * get a power of two of threads and share a block of 256 so that blocks stay full. The plan
- * (grid, block, vectorized) is pointwise.cuh's gelu_mul_plan.
- */
-gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows,
-                                int cols) {
-    gelu_mul_plan p;
-    p.vectorized = wb_aligned16(h) && wb_aligned16(g) && wb_aligned16(u) && ld_h % 8 == 0 && ld_gu % 8 == 0;
-    int units = p.vectorized ? cols / 8 : cols; /* work items per row */
-    if (units < 1) units = 1;
-    int per_row;
-    if (units >= 32) {
-        per_row = (units + 31) / 32 * 32;
-        if (per_row > 1024) per_row = 1024;
-    } else {
-        per_row = 1;
-        while (per_row < units) per_row *= 2;
-    }
-    int rows_per_block = per_row >= 256 ? 1 : 256 / per_row;
-    p.block = dim3((unsigned)per_row, (unsigned)rows_per_block, 1);
-    p.grid = dim3((unsigned)((rows + rows_per_block - 1) / rows_per_block), 1, 1);
-    return p;
-}
-
-int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows, int cols,
-                    cudaStream_t stream) {
-    gelu_mul_plan p = gelu_mul_plan_for(h, ld_h, g, u, ld_gu, rows, cols);
-    gelu_mul_kernel<<<p.grid, p.block, 0, stream>>>(h, ld_h, g, u, ld_gu, rows, cols, p.vectorized);
-    CUDA_CHECK_LAUNCH();
-    return WB_OK;
-}
-
-/* For --kernel-bench's report (registers per thread); never called by the variants. */
-cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr) {
-    return cudaFuncGetAttributes(attr, gelu_mul_kernel);
 }
 
 /* ---- the lesson's state --------------------------------------------------------------------- */
@@ -463,8 +332,6 @@ static void usage(const char *prog) {
     fprintf(stderr,
             "usage: %s [--variant eager|fused|merged|graph] [--batch B] [--seq S] [--dim D]\n"
             "          [--hidden H] [--steps N] [--warmup W] [--seed X]\n"
-            "       %s --kernel-bench [--rows R] [--cols C] [--iters N] [--impl LIST]\n"
-            "          [--flush write|read|none] [--no-flush]\n"
             "  --variant  eager: 3 GEMMs + gelu + mul kernels; fused: 3 GEMMs + one gelu*mul kernel;\n"
             "             merged: gate and up in one GEMM + the fused kernel; graph: the merged\n"
             "             step replayed from a CUDA graph (default eager)\n"
@@ -472,8 +339,7 @@ static void usage(const char *prog) {
             "  --dim      model width (default 768)\n"
             "  --hidden   intermediate width (default 3072)\n"
             "  --steps    measured steps (default 20); --warmup unmeasured steps first (default 5)\n",
-            prog, prog);
-    kernel_bench_usage(stderr);
+            prog);
 }
 
 
@@ -527,23 +393,13 @@ int main(int argc, char **argv) {
     int steps = 20;                     /* measured steps; lesson.yaml uses 3 */
     int warmup = 5;                     /* unmeasured steps first */
     int seed = 1;                       /* random inputs */
-    int bench = 0;                      /* --kernel-bench: time gelu_mul_kernel alone */
-    int rows = 0, cols = 0;             /* --kernel-bench shape; 0: (batch * seq, hidden) */
-    int iters = 50;                     /* --kernel-bench: timed launches per kernel */
-    flush_mode flush = FLUSH_WRITE;     /* --kernel-bench: cold L2 before each launch */
-    int impl_ids[64] = {0};             /* --kernel-bench: implementations to time; default row */
-    int n_impls = 1;
-    int bench_only = 0;                 /* --impl or --flush given: only with --kernel-bench */
 
     static const struct option options[] = {
         {"variant", required_argument, NULL, 'v'}, {"batch", required_argument, NULL, 'b'},
         {"seq", required_argument, NULL, 'q'},     {"dim", required_argument, NULL, 'd'},
         {"hidden", required_argument, NULL, 'H'},  {"steps", required_argument, NULL, 's'},
         {"warmup", required_argument, NULL, 'w'},  {"seed", required_argument, NULL, 'r'},
-        {"kernel-bench", no_argument, NULL, 'k'},  {"rows", required_argument, NULL, 'R'},
-        {"cols", required_argument, NULL, 'C'},    {"iters", required_argument, NULL, 'i'},
-        {"no-flush", no_argument, NULL, 'F'},      {"help", no_argument, NULL, 'h'},
-        {"impl", required_argument, NULL, 'I'},    {"flush", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int opt, idx = 0;
@@ -558,19 +414,6 @@ int main(int argc, char **argv) {
         case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
         case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
         case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
-        case 'k': bench = 1; break;
-        case 'R': bad = wb_parse_int(optarg, 1, 1 << 24, &rows); break;
-        case 'C': bad = wb_parse_int(optarg, 1, 1 << 20, &cols); break;
-        case 'i': bad = wb_parse_int(optarg, 1, 100000, &iters); break;
-        case 'F': flush = FLUSH_NONE; bench_only = 1; break;
-        case 'I':
-            bad = kernel_bench_parse_impls(optarg, impl_ids, (int)(sizeof impl_ids / sizeof impl_ids[0]), &n_impls);
-            bench_only = 1;
-            break;
-        case 'L':
-            bad = kernel_bench_parse_flush(optarg, &flush);
-            bench_only = 1;
-            break;
         case 'h': usage(argv[0]); return 0;
         default: usage(argv[0]); return 2;
         }
@@ -590,21 +433,6 @@ int main(int argc, char **argv) {
         2ll * hidden * dim > (1ll << 31)) {
         fprintf(stderr, "%s: shapes too large (each matrix must stay under 2^31 elements)\n", argv[0]);
         return 2;
-    }
-    if (bench_only && !bench) {
-        fprintf(stderr, "%s: --impl, --flush and --no-flush go with --kernel-bench\n", argv[0]);
-        usage(argv[0]);
-        return 2;
-    }
-    if (bench) {
-        if (rows == 0) rows = (int)tokens;
-        if (cols == 0) cols = hidden;
-        if ((long long)rows * 2 * cols > (1ll << 31)) {
-            fprintf(stderr, "%s: --rows x --cols too large\n", argv[0]);
-            return 2;
-        }
-        return kernel_bench(rows, cols, iters, flush, impl_ids, n_impls, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS
-                                                                                            : EXIT_FAILURE;
     }
     int v = -1;
     for (int i = 0; i < 4; i++)

@@ -1,10 +1,10 @@
 /*
- * pointwise.cuh: the part of lesson 03 that main.cu shares with kernel_bench.cu.
+ * pointwise.cuh: the part of lesson 03 that main.cu shares with bench/gelu_mul_bench.cu.
  *
  * The fp32 device math of the pointwise kernels is defined here, inline, so that the lesson's
- * kernels (gelu_kernel, mul_kernel, gelu_mul_kernel in main.cu) and kernel_bench.cu's alternative
+ * kernels (gelu_kernel, mul_kernel, gelu_mul_kernel in pointwise.cu) and the bench's alternative
  * implementations of gelu(g) * u compute exactly the same function. The launchers below are
- * main.cu's; kernel_bench.cu times them.
+ * pointwise.cu's: main.cu's variants call them, and bench_gelu_mul times them.
  */
 #ifndef LESSON_03_POINTWISE_CUH
 #define LESSON_03_POINTWISE_CUH
@@ -35,10 +35,7 @@ __device__ __forceinline__ float gelu_tanh(float x) {
     return __fdividef(x, 1.0f + __expf(-2.0f * s));
 }
 
-/* The name kernel_bench.cu uses. */
-static inline int aligned16(const void *p) { return wb_aligned16(p); }
-
-/* ---- main.cu's launchers -------------------------------------------------------------------- */
+/* ---- the launchers (pointwise.cu) ------------------------------------------------------------ */
 
 /* a (n) = gelu(g (n)): one gelu_kernel launch. */
 int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream);
@@ -46,7 +43,7 @@ int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream);
 /* h (n) = a (n) * u (n): one mul_kernel launch. */
 int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t stream);
 
-/* gelu_mul_kernel's launch parameters for a shape (see gelu_mul_plan_for in main.cu). */
+/* gelu_mul_kernel's launch parameters for a shape (see gelu_mul_plan_for in pointwise.cu). */
 typedef struct {
     dim3 grid, block;
     int vectorized; /* 16-byte accesses: every row start 16-byte aligned */
@@ -60,7 +57,7 @@ gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf
 int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows, int cols,
                     cudaStream_t stream);
 
-/* cudaFuncGetAttributes of gelu_mul_kernel (kernel_bench.cu reports its registers). */
+/* cudaFuncGetAttributes of gelu_mul_kernel (bench_gelu_mul reports its registers). */
 cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr);
 
 #endif

@@ -19,7 +19,7 @@ for v in separate epilogue graph; do for a in "--steps 3" "--batch 8192 --in_dim
 t $B/bin/lesson_02_linear --variant separate --batch 33 --in_dim 17 --out_dim 45 --steps 2 --warmup 1
 for v in eager fused merged graph; do for a in "--steps 3" "--batch 3 --seq 5 --dim 40 --hidden 100 --steps 2" \
     "--batch 2 --seq 64 --dim 64 --hidden 104 --steps 2"; do t $B/bin/lesson_03_mlp --variant $v $a --warmup 1; done; done
-for a in "--iters 5" "--rows 37 --cols 1001 --iters 3" "--rows 1000 --cols 24 --iters 3"; do t $B/bin/lesson_03_mlp --kernel-bench $a; done
+for a in "--iters 5" "--rows 37 --cols 1001 --iters 3" "--rows 1000 --cols 24 --iters 3"; do t $B/bin/bench_gelu_mul $a; done
 echo "== calibration"; $B/bin/wb_calibrate; echo "exit $?"
 for l in 01_matmul_add 02_linear 03_mlp; do
   echo "== record $l"; $B/bin/grader record $ROOT/lessons/$l --repeat 3; echo "record $l exit $?"

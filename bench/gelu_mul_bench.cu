@@ -1,22 +1,26 @@
 /*
- * kernel_bench.cu: lesson_03_mlp --kernel-bench, gelu(g) * u timed alone.
+ * gelu_mul_bench.cu: bench_gelu_mul, lesson 03's gelu(g) * u timed alone.
  *
- *     lesson_03_mlp --kernel-bench [--rows R] [--cols C] [--iters N] [--impl LIST]
- *                   [--flush write|read|none]
+ *     bench_gelu_mul [--rows R] [--cols C] [--iters N] [--impl LIST] [--flush write|read|none]
+ *                    [--no-flush] [--seed X]
  *
  * Times gelu_mul_kernel alone on (rows, cols) (default 8192 x 3072, the MLP's intermediate),
- * against the floor that bandwidth sets, and checks it; see kernel_bench() at the end. --impl
+ * against the floor that bandwidth sets, and checks it; see gelu_mul_bench() at the end. --impl
  * times other implementations of the same function beside it (cache hints, a flat grid-stride
  * kernel with more bytes in flight; "all" for the usual set): issue 3's experiments, with the
- * predictions written above gelu_mul_impls. They exist only here: the lesson's variants (main.cu)
- * always launch gelu_mul_kernel, so its recorded trace and answer key hold. Output: one RESULT
- * line per timing,
+ * predictions written above gelu_mul_impls. They exist only here: the lesson's variants
+ * (lessons/03_mlp/main.cu) always launch gelu_mul_kernel, so its recorded trace and answer key
+ * hold. Output: one RESULT line per timing,
  *     RESULT lesson=03_mlp bench=gelu_mul impl=row layout=separate rows=8192 cols=3072
  *            flush=write gpu_us=41.00 bytes=150994944 gbps=3682.8 path=row grid=8192 ...
  * (one line in the output), which bench/lessons_bench.py reads.
  *
- * The lesson's own kernels and launchers (gelu_mul_kernel, gelu_launch, ...) are main.cu's;
- * pointwise.cuh declares what this file uses of them, and holds the device math both share.
+ * The lesson's own kernels and launchers (gelu_mul_kernel, gelu_launch, ...) are in
+ * lessons/03_mlp/pointwise.cu, linked into both programs; lessons/03_mlp/pointwise.cuh declares
+ * them and holds the device math they share with the alternatives here.
+ *
+ * Exit status: 0 when every result matched the CPU reference, 1 on a CUDA error or a wrong
+ * result, 2 on bad usage.
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -27,9 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_bench.h"
+#include <getopt.h>
 #include "pointwise.cuh"
 #include "wb_activations.h"
+#include "wb_args.h"
 #include "wb_bf16.h"
 #include "wb_check.h"
 #include "wb_upload.h"
@@ -37,7 +42,8 @@
 #include "wb_random.h"
 #include "wb_timing.h"
 
-/* h is bf16: rounded once, by up to 2^-9 of itself (the lesson's own tolerance, main.cu). */
+/* h is bf16: rounded once, by up to 2^-9 of itself (the lesson's own tolerance, in
+ * lessons/03_mlp/main.cu). */
 #define TOLERANCE 1e-2
 
 /* Written before every timed launch, so that each launch starts with a cold L2 (H200: 50 MiB of
@@ -49,8 +55,9 @@
 /*
  * Issue 3 asks whether gelu_mul_kernel can get closer to the copy bandwidth (41.0 us against a
  * 36.4 us floor on the H200, 2026-11-29, tied with torch.compile's Triton kernel). These
- * alternatives compute the same function; `--kernel-bench --impl NAME` times them (the lesson's
- * variants always launch gelu_mul_kernel, main.cu, so its recorded trace and answer key hold).
+ * alternatives compute the same function; `bench_gelu_mul --impl NAME` times them (the lesson's
+ * variants always launch gelu_mul_kernel, lessons/03_mlp/main.cu, so its recorded trace and
+ * answer key hold).
  * Two ideas, alone and together:
  *   cache hints  each byte is used once, so keep it from displacing anything: __ldcs/__stcs
  *                (ld/st.global.cs: evict first in L1 and L2), or ld.global.nc.L1::no_allocate
@@ -182,7 +189,7 @@ __global__ void __launch_bounds__(FLAT_THREADS) gelu_mul_flat_kernel(bf16 *__res
             h[j] = __float2bfloat16(gelu_tanh(__bfloat162float(g[j])) * __bfloat162float(u[j]));
 }
 
-/* --kernel-bench --flush read: reads a buffer much larger than L2, so L2 ends up holding clean
+/* --flush read: reads a buffer much larger than L2, so L2 ends up holding clean
  * lines of it (a memset, the default flush, leaves L2 full of dirty lines that the timed kernel
  * then has to write back to HBM). The sink store never happens but keeps the loads. */
 __global__ void __launch_bounds__(256) l2_read_flush_kernel(const uint4 *__restrict__ p, size_t n16, unsigned *sink) {
@@ -194,13 +201,13 @@ __global__ void __launch_bounds__(256) l2_read_flush_kernel(const uint4 *__restr
     if (acc == 0x9e3779b9u) *sink = acc;
 }
 
-/* --kernel-bench control: what a launch costs between two events when the kernel does nothing. */
+/* A control: what a launch costs between two events when the kernel does nothing. */
 __global__ void empty_kernel(void) {}
 
 /* ---- host launchers ------------------------------------------------------------------------- */
 
 /*
- * The --kernel-bench implementations of h = gelu(g) * u. `row` is the lesson's own launcher and
+ * The implementations of h = gelu(g) * u. `row` is the lesson's own launcher and
  * kernel; the others are the alternatives above. "all" means the list in GELU_MUL_IMPLS_ALL.
  *
  * Predictions, written before any of them ran (H200, [8192, 3072], L2 flushed by a 256 MiB
@@ -339,7 +346,7 @@ static int row_call(int hint, const gelu_mul_plan *p, bf16 *h, int ld_h, const b
  */
 static int gelu_mul_impl_plan(const gelu_mul_impl *im, const bf16 *h, int ld_h, const bf16 *g, const bf16 *u,
                               int ld_gu, int rows, int cols, gelu_mul_launch_info *info) {
-    int aligned = aligned16(h) && aligned16(g) && aligned16(u);
+    int aligned = wb_aligned16(h) && wb_aligned16(g) && wb_aligned16(u);
     int contiguous = ld_h == cols && ld_gu == cols;
     int flat_ok = aligned && (contiguous || (cols % 8 == 0 && ld_h % 8 == 0 && ld_gu % 8 == 0));
     *info = gelu_mul_launch_info{};
@@ -472,7 +479,9 @@ done:
  * Inside the MLP neither holds (the GEMM before gelu_mul_kernel leaves part of g and u in L2):
  * the two bracket what a launch costs.
  */
-static const char *const flush_names[] = {"none", "write", "read"}; /* flush_mode (kernel_bench.h) */
+/* How L2 is flushed before each timed launch (--flush). */
+typedef enum { FLUSH_NONE, FLUSH_WRITE, FLUSH_READ } flush_mode;
+static const char *const flush_names[] = {"none", "write", "read"}; /* by flush_mode */
 
 typedef struct {
     flush_mode mode;
@@ -603,7 +612,8 @@ static void bench_report(const char *what, const char *impl, const char *layout,
 
 /* ---- command line --------------------------------------------------------------------------- */
 
-int kernel_bench_parse_flush(const char *name, flush_mode *out) {
+/* --flush NAME: none, write or read. 0 on success, -1 for an unknown name. */
+static int parse_flush(const char *name, flush_mode *out) {
     for (int i = 0; i < 3; i++)
         if (strcmp(name, flush_names[i]) == 0) {
             *out = (flush_mode)i;
@@ -613,9 +623,9 @@ int kernel_bench_parse_flush(const char *name, flush_mode *out) {
 }
 
 /* Parses --impl: names from gelu_mul_impls or "all" (GELU_MUL_IMPLS_ALL), comma-separated, into
- * ids[0..*n). A name may come twice: "all,row" times row first and last, which shows the drift
+ * ids[0..*n) (at most cap; id 0 is row, gelu_mul_kernel itself). A name may come twice: "all,row" times row first and last, which shows the drift
  * over one run. */
-int kernel_bench_parse_impls(const char *list, int *ids, int cap, int *n) {
+static int parse_impls(const char *list, int *ids, int cap, int *n) {
     char buf[512];
     if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) return -1;
     *n = 0;
@@ -639,22 +649,6 @@ int kernel_bench_parse_impls(const char *list, int *ids, int cap, int *n) {
     return *n > 0 ? 0 : -1;
 }
 
-void kernel_bench_usage(FILE *out) {
-    fprintf(out,
-            "  --kernel-bench   time gelu_mul_kernel alone on (rows, cols), default (batch*seq, hidden)\n"
-            "  --iters    timed launches per kernel in --kernel-bench (default 50)\n"
-            "  --impl     --kernel-bench: which implementations of gelu(g) * u, comma-separated;\n"
-            "             all stands for " GELU_MUL_IMPLS_ALL "; default row\n"
-            "             (gelu_mul_kernel, what the variants launch). Any of:\n"
-            "            ");
-    for (int i = 0; i < N_GELU_MUL_IMPLS; i++) fprintf(out, " %s", gelu_mul_impls[i].name);
-    fprintf(out,
-            "\n"
-            "  --flush    --kernel-bench: how L2 is flushed before each timed launch: write (a memset,\n"
-            "             default), read (a kernel reads a buffer, leaving L2 clean) or none\n"
-            "  --no-flush the same as --flush none\n");
-}
-
 /* ---- the bench ------------------------------------------------------------------------------ */
 
 /*
@@ -671,8 +665,8 @@ void kernel_bench_usage(FILE *out) {
  * --iters launches, each after an L2 flush. Bytes = read g and u, write h: 6 per element.
  * Fresh random inputs for each layout; h is poisoned before every checked launch.
  */
-int kernel_bench(int rows, int cols, int iters, flush_mode flush_how, const int *impl_ids, int n_impls,
-                 uint64_t seed) {
+static int gelu_mul_bench(int rows, int cols, int iters, flush_mode flush_how, const int *impl_ids, int n_impls,
+                          uint64_t seed) {
     size_t n = (size_t)rows * cols;
     int ld_pad = (cols + 7) / 8 * 8;
     size_t n_big = (size_t)rows * 2 * ld_pad; /* holds (rows, 2*cols) and two (rows, ld_pad) */
@@ -826,4 +820,76 @@ done:
     free(u_host);
     free(ref);
     return rc;
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static void usage(const char *prog) {
+    fprintf(stderr,
+            "usage: %s [--rows R] [--cols C] [--iters N] [--impl LIST] [--flush write|read|none]\n"
+            "          [--no-flush] [--seed X]\n"
+            "  --rows, --cols   the shape of g, u and h (default 8192 x 3072: lesson 03's tokens x hidden)\n"
+            "  --iters    timed launches per kernel (default 50)\n"
+            "  --impl     which implementations of gelu(g) * u, comma-separated;\n"
+            "             all stands for " GELU_MUL_IMPLS_ALL "; default row\n"
+            "             (gelu_mul_kernel, what lesson 03's variants launch). Any of:\n"
+            "            ",
+            prog);
+    for (int i = 0; i < N_GELU_MUL_IMPLS; i++) fprintf(stderr, " %s", gelu_mul_impls[i].name);
+    fprintf(stderr,
+            "\n"
+            "  --flush    how L2 is flushed before each timed launch: write (a memset, default),\n"
+            "             read (a kernel reads a buffer, leaving L2 clean) or none\n"
+            "  --no-flush the same as --flush none\n"
+            "  --seed     random inputs (default 1)\n");
+}
+
+int main(int argc, char **argv) {
+    int rows = 8192, cols = 3072;   /* lesson 03's intermediate: (batch 64 * seq 128, hidden) */
+    int iters = 50;                 /* timed launches per kernel */
+    int seed = 1;                   /* random inputs */
+    flush_mode flush = FLUSH_WRITE; /* cold L2 before each launch */
+    int impl_ids[64] = {0};         /* implementations to time; default row */
+    int n_impls = 1;
+
+    static const struct option options[] = {
+        {"rows", required_argument, NULL, 'R'},  {"cols", required_argument, NULL, 'C'},
+        {"iters", required_argument, NULL, 'i'}, {"impl", required_argument, NULL, 'I'},
+        {"flush", required_argument, NULL, 'L'}, {"no-flush", no_argument, NULL, 'F'},
+        {"seed", required_argument, NULL, 'r'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt, idx = 0;
+    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
+        int bad = 0;
+        switch (opt) {
+        case 'R': bad = wb_parse_int(optarg, 1, 1 << 24, &rows); break;
+        case 'C': bad = wb_parse_int(optarg, 1, 1 << 20, &cols); break;
+        case 'i': bad = wb_parse_int(optarg, 1, 100000, &iters); break;
+        case 'I':
+            bad = parse_impls(optarg, impl_ids, (int)(sizeof impl_ids / sizeof impl_ids[0]), &n_impls);
+            break;
+        case 'L': bad = parse_flush(optarg, &flush); break;
+        case 'F': flush = FLUSH_NONE; break;
+        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
+        case 'h': usage(argv[0]); return 0;
+        default: usage(argv[0]); return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
+            usage(argv[0]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+        usage(argv[0]);
+        return 2;
+    }
+    if ((long long)rows * 2 * cols > (1ll << 31)) {
+        fprintf(stderr, "%s: --rows x --cols too large (2 x rows x cols must stay under 2^31)\n", argv[0]);
+        return 2;
+    }
+    return gelu_mul_bench(rows, cols, iters, flush, impl_ids, n_impls, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS
+                                                                                               : EXIT_FAILURE;
 }
