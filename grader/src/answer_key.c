@@ -69,7 +69,11 @@ static int load_key(const char *path, const char *data, size_t length, wb_answer
     yaml_node_t *lesson = wb_yaml_get(&y, root, "lesson");
     if ((rc = wb_yaml_string(&y, lesson ? lesson : root, "'lesson'", &k->lesson, err))) goto out;
     yaml_node_t *archs = wb_yaml_get(&y, root, "architectures");
-    if ((rc = wb_yaml_expect_mapping(&y, archs ? archs : root, "'architectures'", NULL, err))) goto out;
+    if (!archs) { /* checking root in its place passed, then archs was read: found by fuzz_answer_key */
+        rc = wb_yaml_fail(err, &y, root, "the answer key has no 'architectures' (sm_90: {status: ..., predictions: [...]})");
+        goto out;
+    }
+    if ((rc = wb_yaml_expect_mapping(&y, archs, "'architectures'", NULL, err))) goto out;
     size_t n = (size_t)(archs->data.mapping.pairs.top - archs->data.mapping.pairs.start);
     k->archs = calloc(n ? n : 1, sizeof *k->archs);
     for (size_t i = 0; i < n && k->archs; i++) {
