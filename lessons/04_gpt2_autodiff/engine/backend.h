@@ -165,6 +165,8 @@ struct wb_backend {
 int wb_backend_cpu_create(wb_backend **out);
 /* Returns WB_FAIL (with a message) when no CUDA device is usable. */
 int wb_backend_cuda_create(wb_backend **out, int device);
+/* The CUDA backend's stream (a cudaStream_t): lesson 06 orders its communication stream after it. */
+void *wb_backend_cuda_stream(wb_backend *be);
 
 #ifdef __CUDACC__
 #define WB_HOST_DEVICE __host__ __device__

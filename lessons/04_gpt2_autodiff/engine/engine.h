@@ -126,6 +126,13 @@ struct wb_ctx {
      * launch-plan test counts backend calls per range with it) */
     void (*range_hook)(void *user, const char *name, int push);
     void *range_hook_user;
+    /* optional, for data parallelism (lesson 06 learns from them when each parameter's gradient is
+     * final and starts its all-reduce): grad_write_hook is told of every gradient a pullback is about
+     * to write (x may be a view of a parameter), pullback_hook after each pullback of backward has
+     * run (index: its tape position, falling); a pullback_hook that fails fails backward */
+    void (*grad_write_hook)(void *user, const wb_tensor *x);
+    int (*pullback_hook)(void *user, int index);
+    void *backward_hook_user;
 };
 
 /* chunk_bytes: first chunk of the device arenas (they grow in the first step if needed). */

@@ -97,6 +97,7 @@ static int covers(const wb_tensor *x, const wb_grad_buf *gb) {
 int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
     wb_grad_buf *gb = x->gbuf;
     *acc = 1;
+    if (ctx->grad_write_hook) ctx->grad_write_hook(ctx->backward_hook_user, x);
     if (gb && gb->gelu_folded) {
         fprintf(stderr, "engine: the output of linear_gelu has a second consumer; its pullback was folded into the first\n");
         return WB_FAIL;
@@ -178,6 +179,11 @@ static int run_tape(wb_ctx *ctx) {
             if (e->pb.out && e->pb.out->gbuf && !e->pb.out->gbuf->written) break; /* its gradient is 0 */
             if (e->pb.fn && e->pb.fn(ctx, e->pb.saved) != WB_OK) {
                 fprintf(stderr, "backward: the pullback of %s failed\n", e->pb.name);
+                ctx->status = WB_FAIL;
+                return WB_FAIL;
+            }
+            if (ctx->pullback_hook && ctx->pullback_hook(ctx->backward_hook_user, i) != WB_OK) {
+                fprintf(stderr, "backward: the hook after the pullback of %s failed\n", e->pb.name);
                 ctx->status = WB_FAIL;
                 return WB_FAIL;
             }

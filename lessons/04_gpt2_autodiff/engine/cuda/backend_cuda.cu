@@ -184,3 +184,5 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     *out = be;
     return WB_OK;
 }
+
+extern "C" void *wb_backend_cuda_stream(wb_backend *be) { return (void *)IMPL(be)->stream; }

@@ -1,0 +1,393 @@
+/*
+ * main.c: lesson 06's program. Lesson 04's GPT-2 and autodiff engine, trained data-parallel: one
+ * process per GPU, each on its own slice of every batch, the gradients averaged over NCCL before
+ * every update, so that N GPUs with --batch B take the steps one GPU takes with batch N * B.
+ *
+ *   launching 2 ranks (one per GPU)
+ *   step    3/20 | loss 5.1234 | lr 1.00e-03 | norm 1.234 |   10.3 ms |   49,600 tok/s
+ *
+ * Loss and gradient norm are the global batch's (the loss averaged over the ranks), tokens/s
+ * counts every rank's. Only rank 0 prints; the others speak on stderr when something fails.
+ *
+ * What a learner can look at in a trace (NVTX ranges, the same on every rank):
+ *   step > forward > layer > attn, mlp                 lesson 04's forward pass
+ *   step > backward > layer_bwd > mlp_bwd, attn_bwd    its pullbacks; with --variant overlap the
+ *          ... > allreduce                             buckets' all-reduces start in here
+ *   step > allreduce                                   --variant no-overlap: one after backward
+ *   step > optimizer                                   clipping and AdamW, after every all-reduce
+ *   log                                                the loss averaged over ranks (outside step)
+ * cudaProfilerStart/Stop bracket the steps after --profile-warmup steps (the first learns the bucket
+ * plan and all-reduces after backward).
+ *
+ * main is the table of contents: options; the launcher (ranks.h) or a rank: data, build, train, free.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_profiler_api.h>
+#include <getopt.h>
+#include <math.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adamw.h"
+#include "bpe.h"
+#include "data.h"
+#include "engine.h"
+#include "gpt2.h"
+#include "grad_allreduce.h"
+#include "ranks.h"
+#include "wb_args.h"
+#include "wb_check.h"
+#include "wb_random.h"
+#include "wb_timing.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * options (the model, data and optimizer ones as lesson 04's train.c has them, same defaults)
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    const char *variant, *data, *dtype, *attn;
+    int world, layers, heads, width, context, seq, batch, vocab, steps, warmup, profile_warmup, log_every;
+    double lr, min_lr_frac, weight_decay, clip, bucket_mb;
+    long long builtin_bytes, bpe_bytes, seed;
+} options;
+
+static const options defaults = {
+    .variant = "overlap", .data = "builtin", .dtype = "bf16", .attn = "flash", .world = 0, .layers = 2, .heads = 2,
+    .width = 64, .context = 64, .seq = 0, .batch = 4, .vocab = 512, .steps = 20, .warmup = 2, .profile_warmup = 1,
+    .log_every = 1, .lr = 1e-3, .min_lr_frac = 0.1, .weight_decay = 0.1, .clip = 1.0, .bucket_mb = 25,
+    .builtin_bytes = 1 << 20, .bpe_bytes = 8 << 20, .seed = 1337};
+
+static void usage(FILE *f, const char *prog) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "  --variant overlap|no-overlap  gradients all-reduced in buckets during backward, or\n"
+            "                          all at once after it                                 [overlap]\n"
+            "  --world-size N          ranks, one process and one GPU each (at most 64)  [every GPU]\n"
+            "  --bucket-mb X           bucket size in MiB (overlap; DDP's default)       [25]\n"
+            "  --batch B               sequences per rank and step (the global batch is N * B)  [4]\n"
+            "  --data builtin|random|FILE  lesson 04's generated stories, uniform random tokens over\n"
+            "                          --vocab (benchmarks), or any UTF-8 text            [builtin]\n"
+            "  --dtype bf16|f32        parameters, gradients and their all-reduce        [bf16]\n"
+            "  --preset tiny|124m      the model below (124m: GPT-2 small, T=1024)\n"
+            "  --layers N --heads N --width N --context N --seq T --vocab N --attn flash|bmm\n"
+            "                          [2 2 64 64, context, 512, flash]\n"
+            "  --steps N --lr X --warmup N --min-lr-frac X --wd X --clip X   [20, 1e-3, 2, 0.1, 0.1, 1.0]\n"
+            "  --profile-warmup N      steps before cudaProfilerStart                  [1]\n"
+            "  --builtin-bytes N --bpe-bytes N --seed N --log-every N\n"
+            "  --help                  this text\n"
+            "Exit status: 0 done, 1 the run (or a rank) failed, 2 bad options.\n",
+            prog);
+}
+
+static int apply_preset(options *o, const char *p) {
+    if (!strcmp(p, "tiny")) {
+        o->layers = 2, o->heads = 2, o->width = 64, o->context = 64, o->vocab = 512;
+    } else if (!strcmp(p, "124m")) {
+        o->layers = 12, o->heads = 12, o->width = 768, o->context = 1024, o->vocab = 50257;
+    } else {
+        return -1;
+    }
+    o->seq = 0; /* = context */
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    int *i;
+    double *d;
+    long long *ll;
+    double lo, hi;
+} numeric_option;
+
+/* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
+static int parse_options(options *o, int argc, char **argv) {
+    *o = defaults;
+    const numeric_option nums[] = {
+        {"world-size", &o->world, 0, 0, 1, DP_MAX_RANKS}, {"layers", &o->layers, 0, 0, 1, 1000},
+        {"heads", &o->heads, 0, 0, 1, 1024},              {"width", &o->width, 0, 0, 1, 1 << 16},
+        {"context", &o->context, 0, 0, 1, 1 << 20},       {"seq", &o->seq, 0, 0, 1, 1 << 20},
+        {"batch", &o->batch, 0, 0, 1, 1 << 20},           {"vocab", &o->vocab, 0, 0, 256, 1 << 20},
+        {"steps", &o->steps, 0, 0, 1, 1 << 30},           {"warmup", &o->warmup, 0, 0, 0, 1 << 30},
+        {"profile-warmup", &o->profile_warmup, 0, 0, 0, 1 << 30}, {"log-every", &o->log_every, 0, 0, 0, 1 << 30},
+        {"lr", 0, &o->lr, 0, 0, 10},                      {"min-lr-frac", 0, &o->min_lr_frac, 0, 0, 1},
+        {"wd", 0, &o->weight_decay, 0, 0, 10},            {"clip", 0, &o->clip, 0, 0, 1e9},
+        {"bucket-mb", 0, &o->bucket_mb, 0, 0.001, 1e6},   {"builtin-bytes", 0, 0, &o->builtin_bytes, 1, 1e12},
+        {"bpe-bytes", 0, 0, &o->bpe_bytes, 1, 1e12},      {"seed", 0, 0, &o->seed, 0, 9e18},
+    };
+    const int n_nums = (int)(sizeof nums / sizeof nums[0]);
+    enum { O_VARIANT = 1000, O_DATA, O_DTYPE, O_ATTN, O_PRESET, O_NUM };
+    struct option longs[64] = {
+        {"variant", required_argument, 0, O_VARIANT}, {"data", required_argument, 0, O_DATA},
+        {"dtype", required_argument, 0, O_DTYPE},     {"attn", required_argument, 0, O_ATTN},
+        {"preset", required_argument, 0, O_PRESET},   {"help", no_argument, 0, 'h'},
+    };
+    int nl = 6;
+    for (int i = 0; i < n_nums; i++) longs[nl++] = (struct option){nums[i].name, required_argument, 0, O_NUM + i};
+    longs[nl] = (struct option){0, 0, 0, 0};
+    opterr = 0;
+    int c, idx;
+    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
+        if (c >= O_NUM && c < O_NUM + n_nums) {
+            const numeric_option *n = &nums[c - O_NUM];
+            int bad = n->i ? wb_parse_int(optarg, (int)n->lo, (int)n->hi, n->i)
+                      : n->ll ? wb_parse_i64(optarg, (long long)n->lo, (long long)n->hi, n->ll)
+                              : wb_parse_double(optarg, n->lo, n->hi, n->d);
+            if (bad) {
+                if (n->d) fprintf(stderr, "--%s: '%s' is not a number in [%g, %g]\n", n->name, optarg, n->lo, n->hi);
+                else fprintf(stderr, "--%s: '%s' is not a whole number in [%.0f, %.0f]\n", n->name, optarg, n->lo, n->hi);
+                return -1;
+            }
+            continue;
+        }
+        switch (c) {
+        case 'h': usage(stdout, argv[0]); return 1;
+        case O_VARIANT: o->variant = optarg; break;
+        case O_DATA: o->data = optarg; break;
+        case O_DTYPE: o->dtype = optarg; break;
+        case O_ATTN: o->attn = optarg; break;
+        case O_PRESET:
+            if (apply_preset(o, optarg) != 0) {
+                fprintf(stderr, "--preset: unknown preset '%s' (tiny or 124m)\n", optarg);
+                return -1;
+            }
+            break;
+        default:
+            fprintf(stderr, "%s: %s\n", optopt ? "an option needs a value" : "unknown option", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "unexpected argument '%s' (options start with --)\n", argv[optind]);
+        return -1;
+    }
+    if (o->seq == 0) o->seq = o->context;
+    const char *bad = NULL;
+    if (strcmp(o->variant, "overlap") && strcmp(o->variant, "no-overlap")) bad = "--variant must be overlap or no-overlap";
+    else if (strcmp(o->dtype, "bf16") && strcmp(o->dtype, "f32")) bad = "--dtype must be bf16 or f32";
+    else if (strcmp(o->attn, "bmm") && strcmp(o->attn, "flash")) bad = "--attn must be bmm or flash";
+    else if (o->width % o->heads) bad = "--width must be a multiple of --heads";
+    else if (o->seq > o->context) bad = "--seq must be in [1, context]";
+    if (bad) {
+        fprintf(stderr, "%s\n", bad);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * data: every rank reads the same tokens and takes its rows of each global batch
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    int32_t *tokens;
+    size_t n_tokens, n_train; /* the batches come from the first n_train (lesson 04 holds out a tenth) */
+    int vocab;
+} corpus;
+
+/* Lesson 04's corpus for its --batch = the global batch, token for token, so that one rank here
+ * trains exactly as lesson 04 does. */
+static int load_corpus(const options *o, int global_batch, int verbose, corpus *c) {
+    memset(c, 0, sizeof *c);
+    if (!strcmp(o->data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
+        wb_rng r;
+        wb_rng_seed(&r, (uint64_t)o->seed);
+        c->n_tokens = (size_t)global_batch * (size_t)o->seq * 64 + (size_t)o->seq + 2;
+        c->tokens = malloc(c->n_tokens * sizeof *c->tokens);
+        if (!c->tokens) return WB_FAIL;
+        for (size_t i = 0; i < c->n_tokens; i++) c->tokens[i] = (int32_t)(wb_rng_next(&r) % (uint64_t)o->vocab);
+        c->vocab = o->vocab;
+    } else {
+        size_t n_text = 0;
+        char *text = !strcmp(o->data, "builtin") ? wb_builtin_corpus((size_t)o->builtin_bytes, (uint64_t)o->seed, &n_text)
+                                                 : wb_read_file(o->data, &n_text);
+        if (!text) return WB_FAIL;
+        wb_bpe bpe;
+        size_t nb = n_text < (size_t)o->bpe_bytes ? n_text : (size_t)o->bpe_bytes;
+        int rc = wb_bpe_train(&bpe, text, nb, o->vocab, verbose);
+        if (rc == WB_OK) rc = wb_bpe_encode(&bpe, text, n_text, &c->tokens, &c->n_tokens);
+        c->vocab = bpe.vocab_size;
+        if (rc == WB_OK) wb_bpe_free(&bpe);
+        free(text);
+        WB_TRY(rc);
+    }
+    size_t n_val = c->n_tokens / 10;
+    if (n_val < (size_t)o->seq + 2) n_val = 0;
+    c->n_train = c->n_tokens - n_val;
+    if (c->n_train < (size_t)o->seq + 2) {
+        fprintf(stderr, "%s: %zu tokens; a training window needs %d\n", o->data, c->n_train, o->seq + 2);
+        return WB_FAIL;
+    }
+    if (verbose) printf("data: %s, %zu training tokens, vocabulary %d\n", o->data, c->n_train, c->vocab);
+    return WB_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * a rank: its GPU, the model, the optimizer, the communicator
+ * ------------------------------------------------------------------------------------------ */
+typedef struct {
+    dp_rank_info id;
+    wb_backend *be;
+    gpt2 model;
+    adamw_config acfg;
+    adamw opt;
+    wb_ctx ctx;
+    dp_reducer red;
+} rank_state;
+
+static int build(const options *o, const corpus *c, rank_state *s) {
+    wb_dtype dtype = !strcmp(o->dtype, "f32") ? WB_F32 : WB_BF16;
+    WB_TRY(wb_backend_cuda_create(&s->be, s->id.rank)); /* rank r drives GPU r */
+    gpt2_config cfg = {o->layers, o->heads, o->width, o->context, c->vocab, gpt2_pad_vocab(c->vocab), 0.0f,
+                       GPT2_OPS_FUSED, !strcmp(o->attn, "flash")};
+    WB_TRY(gpt2_build(&s->model, &cfg, s->be, dtype));
+    /* the same seed on every rank: equal parameters without a broadcast */
+    WB_TRY(gpt2_init_random(&s->model, (uint64_t)o->seed));
+    s->acfg = (adamw_config){(float)o->lr, (float)(o->lr * o->min_lr_frac), 0.9f, 0.95f, 1e-8f,
+                             (float)o->weight_decay, (float)o->clip, o->warmup, o->steps};
+    WB_TRY(adamw_init(&s->opt, &s->acfg, &s->model));
+    WB_TRY(wb_ctx_init(&s->ctx, s->be, dtype, (size_t)64 << 20));
+    s->ctx.seed = (uint64_t)o->seed;
+
+    ncclUniqueId nid;
+    if (s->id.rank == 0 && ncclGetUniqueId(&nid) != ncclSuccess) {
+        fprintf(stderr, "rank 0: ncclGetUniqueId failed\n");
+        return WB_FAIL;
+    }
+    if (dp_share_id(&s->id, &nid, sizeof nid) != 0) return WB_FAIL;
+    WB_TRY(dp_reducer_init(&s->red, &s->model, s->id.rank, s->id.world, &nid, !strcmp(o->variant, "overlap"),
+                           (size_t)(o->bucket_mb * 1024 * 1024)));
+    if (s->id.rank == 0) {
+        printf("model: %d layers, %d heads, width %d, context %d, vocab %d (padded %d), %.2fM parameters, %s\n",
+               cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.max_seq, cfg.vocab, cfg.vocab_padded, s->model.n_params / 1e6,
+               wb_dtype_name(dtype));
+        printf("ranks: %d, %s, batch %d per rank (global %d) x %d tokens, device %s\n", s->id.world, o->variant,
+               o->batch, o->batch * s->id.world, o->seq, s->be->device_name);
+    }
+    return WB_OK;
+}
+
+static void free_rank(rank_state *s) {
+    dp_reducer_free(&s->red);
+    wb_ctx_free(&s->ctx);
+    adamw_free(&s->opt);
+    gpt2_free(&s->model);
+    if (s->be) s->be->destroy(s->be);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * one step: this rank's rows forward and backward, the all-reduces, AdamW (lesson 04's order)
+ * ------------------------------------------------------------------------------------------ */
+static int train_step(rank_state *s, const double *dx, const double *dy, int B, int T, wb_tensor **loss) {
+    wb_ctx *ctx = &s->ctx;
+    int64_t shape[2] = {B, T};
+    WB_TRY(wb_ctx_reset(ctx));
+    wb_tensor *x = wb_new(ctx, WB_I32, 2, shape, 0), *y = wb_new(ctx, WB_I32, 2, shape, 0);
+    if (!x || !y) return WB_FAIL;
+    WB_TRY(wb_upload(ctx, x, dx));
+    WB_TRY(wb_upload(ctx, y, dy));
+    int rc = gpt2_zero_grads(&s->model);
+    if (rc == WB_OK) rc = gpt2_forward(&s->model, ctx, x, y, NULL, loss);
+    nvtxRangePushA("backward");
+    if (rc == WB_OK) rc = dp_backward(&s->red, ctx, *loss);
+    nvtxRangePop();
+    if (rc == WB_OK) rc = dp_allreduce_rest(&s->red);
+    nvtxRangePushA("optimizer");
+    if (rc == WB_OK) rc = adamw_step(&s->opt, &s->model, -1.0f);
+    nvtxRangePop();
+    return rc;
+}
+
+static int train(const options *o, const corpus *c, rank_state *s) {
+    const int B = o->batch, T = o->seq, world = s->id.world, rank = s->id.rank, Bg = B * world, lead = rank == 0;
+    const size_t BT = (size_t)B * (size_t)T;
+    wb_loader loader;
+    wb_loader_init(&loader, c->tokens, c->n_train);
+    int32_t *hx = malloc((size_t)Bg * T * 4), *hy = malloc((size_t)Bg * T * 4);
+    double *dx = malloc(BT * sizeof *dx), *dy = malloc(BT * sizeof *dy), *step_ms = calloc((size_t)o->steps, sizeof *step_ms);
+    int rc = hx && hy && dx && dy && step_ms ? WB_OK : WB_FAIL, measured = 0, profiling = 0;
+    double first_loss = NAN, last_loss = NAN;
+    for (int step = 1; rc == WB_OK && step <= o->steps; step++) {
+        if (!profiling && step > o->profile_warmup) {
+            cudaProfilerStart();
+            profiling = 1;
+        }
+        rc = wb_loader_next(&loader, Bg, T, hx, hy);
+        for (size_t i = 0; i < BT; i++) dx[i] = hx[(size_t)rank * BT + i], dy[i] = hy[(size_t)rank * BT + i];
+        double ts = wb_now_us(), lval = NAN, norm = NAN;
+        wb_tensor *loss = NULL;
+        nvtxRangePushA("step");
+        if (rc == WB_OK) rc = train_step(s, dx, dy, B, T, &loss);
+        nvtxRangePop();
+        nvtxRangePushA("log");
+        if (rc == WB_OK) rc = dp_average_loss(&s->red, loss, &lval); /* synchronises: every rank's step is done */
+        nvtxRangePop();
+        if (rc == WB_OK) rc = adamw_last_norm(&s->opt, &norm);
+        if (rc != WB_OK) {
+            fprintf(stderr, "rank %d: step %d failed\n", rank, step);
+            break;
+        }
+        double ms = (wb_now_us() - ts) * 1e-3, tps = (double)Bg * T / (ms * 1e-3);
+        if (step > o->profile_warmup) step_ms[measured++] = ms;
+        if (isnan(first_loss)) first_loss = lval;
+        last_loss = lval;
+        if (!isfinite(lval)) {
+            fprintf(stderr, "rank %d: step %d: loss is %f\n", rank, step, lval);
+            rc = WB_FAIL;
+            break;
+        }
+        if (lead && o->log_every > 0 && (step % o->log_every == 0 || step == o->steps)) {
+            printf("step %5d/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s\n", step, o->steps, lval,
+                   adamw_lr(&s->acfg, s->opt.t), norm, ms, tps);
+            fflush(stdout);
+        }
+    }
+    if (profiling) cudaProfilerStop();
+    if (rc == WB_OK && lead && measured > 0) {
+        double med = wb_median(step_ms, measured);
+        printf("summary: %d measured steps, median %.1f ms/step, %.0f tok/s over %d rank%s, loss %.4f -> %.4f\n",
+               measured, med, (double)Bg * T / (med * 1e-3), world, world == 1 ? "" : "s", first_loss, last_loss);
+    }
+    free(hx), free(hy), free(dx), free(dy), free(step_ms);
+    return rc;
+}
+
+/* One rank of the run, from data to free. */
+static int run_rank(const options *o, const dp_rank_info *id) {
+    rank_state s;
+    memset(&s, 0, sizeof s);
+    s.id = *id;
+    corpus c;
+    int rc = load_corpus(o, o->batch * id->world, id->rank == 0, &c);
+    if (rc == WB_OK) rc = build(o, &c, &s);
+    if (rc == WB_OK) rc = train(o, &c, &s);
+    free_rank(&s);
+    free(c.tokens);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    /* 1. options (checked by the launcher, before any rank starts) */
+    options o;
+    int parsed = parse_options(&o, argc, argv);
+    if (parsed != 0) {
+        if (parsed < 0) fprintf(stderr, "run %s --help for the options\n", argv[0]);
+        return parsed > 0 ? 0 : 2;
+    }
+    dp_rank_info id;
+    int is_rank = dp_rank_from_env(&id);
+    if (is_rank < 0) return 2;
+
+    /* 2. the launcher: one rank per GPU, this program again */
+    if (!is_rank) {
+        int world = o.world ? o.world : dp_count_gpus();
+        if (world < 1) {
+            fprintf(stderr, "no NVIDIA GPU found (/proc/driver/nvidia/gpus, CUDA_VISIBLE_DEVICES); pass --world-size\n");
+            return 1;
+        }
+        printf("launching %d rank%s (one per GPU)\n", world, world == 1 ? "" : "s");
+        return dp_launch_ranks(world, argv);
+    }
+
+    /* 3. a rank */
+    return run_rank(&o, &id) == WB_OK ? 0 : 1;
+}
