@@ -39,11 +39,12 @@ static int allreduce_ranges(dp_reducer *r, const dp_range *ranges, int n) {
 
 /* After the compute stream's work so far (event `after`), all-reduce the ranges. */
 static int launch(dp_reducer *r, cudaEvent_t after, const dp_range *ranges, int n) {
-    CUDA_CHECK(cudaEventRecord(after, r->compute));
-    CUDA_CHECK(cudaStreamWaitEvent(r->comm_stream, after, 0));
     nvtxRangePushA("allreduce");
-    int rc = allreduce_ranges(r, ranges, n);
+    cudaError_t e = cudaEventRecord(after, r->compute);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(r->comm_stream, after, 0);
+    int rc = e == cudaSuccess ? allreduce_ranges(r, ranges, n) : WB_FAIL;
     nvtxRangePop();
+    if (e != cudaSuccess) fprintf(stderr, "grad_allreduce: ordering the all-reduce after the compute stream: %s\n", cudaGetErrorString(e));
     return rc;
 }
 
