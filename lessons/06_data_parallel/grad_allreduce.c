@@ -93,8 +93,8 @@ static int make_plan(dp_reducer *r) {
         CUDA_CHECK(cudaEventCreateWithFlags(&r->bucket_ready[b], cudaEventDisableTiming));
     r->planned = 1;
     if (r->rank == 0 && r->overlap) {
-        printf("buckets: %d of at least %.2f MB (%s gradients), in the order backward finishes them:\n",
-               r->plan.n_buckets, r->cap_bytes / 1e6, wb_dtype_name(m->dtype));
+        printf("buckets: %d of at least %.2f MiB (%s gradients), in the order backward finishes them:\n",
+               r->plan.n_buckets, r->cap_bytes / 1048576.0, wb_dtype_name(m->dtype));
         for (int b = 0; b < r->plan.n_buckets; b++) {
             const dp_bucket *bk = &r->plan.buckets[b];
             printf("  bucket %2d: %3d tensors, %10zu bytes, %d ranges, after pullback %d\n", b, bk->count, bk->bytes,

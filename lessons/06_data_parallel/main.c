@@ -379,10 +379,15 @@ int main(int argc, char **argv) {
 
     /* 2. the launcher: one rank per GPU, this program again */
     if (!is_rank) {
-        int world = o.world ? o.world : dp_count_gpus();
+        int gpus = dp_count_gpus(), world = o.world ? o.world : gpus;
         if (world < 1) {
             fprintf(stderr, "no NVIDIA GPU found (/proc/driver/nvidia/gpus, CUDA_VISIBLE_DEVICES); pass --world-size\n");
             return 1;
+        }
+        if (gpus > 0 && world > gpus) { /* NCCL allows one rank per GPU */
+            fprintf(stderr, "--world-size %d: this machine shows %d GPU%s, and each rank needs its own\n", world, gpus,
+                    gpus == 1 ? "" : "s");
+            return 2;
         }
         printf("launching %d rank%s (one per GPU)\n", world, world == 1 ? "" : "s");
         return dp_launch_ranks(world, argv);
