@@ -13,7 +13,8 @@
 # the carry limit is 64 MiB). Here the loader takes libnccl.so.2 from python3's nvidia-nccl-cu13
 # package (site-packages/nvidia/nccl/lib), put first on LD_LIBRARY_PATH below.
 # Environment: GPUS (benchmark GPU counts, default every count of 1 2 4 8 the machine has),
-# COMPILE_TIMEOUT (s, torch.compile's run per GPU count, default 150), RECORD=0, BENCH=0, TESTS=0.
+# COMPILE_TIMEOUT (s, torch.compile's run per GPU count, default 150), RECORD=0, BENCH=0, TESTS=0,
+# REPEAT=N (grader record --repeat N, default 1), VERIFY=N (then grader verify --repeat N, default 0).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0) in every run, as the GPU machine requires.
 set -u
 B=${1:-build}
@@ -40,9 +41,13 @@ if [ "${TESTS:-1}" = 1 ]; then
 fi
 if [ "${RECORD:-1}" = 1 ]; then
     stamp "lesson 06: record"
-    timeout 200 "$B/bin/grader" record $L 2>&1 | tail -5
+    timeout 300 "$B/bin/grader" record $L --repeat "${REPEAT:-1}" 2>&1 | tail -5
     cp $L/traces/sm_90.json "$R/l06-sm_90.json" 2>/dev/null; ls -la $L/traces/ 2>/dev/null
     cp "$WB_STATE_DIR"/runs/06_data_parallel/*/lesson-*.log "$R/" 2>/dev/null
+fi
+if [ "${VERIFY:-0}" -gt 0 ]; then
+    stamp "lesson 06: grader verify --repeat $VERIFY"
+    timeout 300 "$B/bin/grader" verify $L --repeat "$VERIFY" 2>&1 | grep -v "^running" | tail -12
 fi
 if [ "${BENCH:-1}" = 1 ]; then
     stamp "benchmark"
