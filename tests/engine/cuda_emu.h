@@ -128,6 +128,10 @@ struct alignas(16) uint4 {
     unsigned x, y, z, w;
 };
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+struct alignas(8) float2 {
+    float x, y;
+};
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 /* ---- WMMA ---- */
 namespace nvcuda {
