@@ -11,6 +11,10 @@
  *
  * Environment:
  *   WB_CAPTURE_OUT          where to write the capture (default: wb-capture-<pid>.json)
+ *   WB_RANK, WB_WORLD_SIZE  set by a multi-process lesson in each rank before its first CUDA call:
+ *                           the capture then goes to $WB_CAPTURE_OUT.rank<r>, with the rank and
+ *                           the world size in its header, and the grader merges the ranks' files
+ *                           (docs/capture-format.md, "Several processes")
  *   NVTX_INJECTION64_PATH   must name libcupti.so, or CUPTI receives no NVTX ranges; the grader
  *                           sets it (recorded in the capture so a missing one can be reported)
  */
@@ -193,22 +197,47 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 
 /* ---- writing the capture at exit -------------------------------------------------------- */
 
+/* WB_RANK and WB_WORLD_SIZE: a decimal number below 65536, else -1 (unset or not a number). */
+static int env_number(const char *name) {
+    const char *v = getenv(name);
+    if (!v || !*v || strlen(v) > 5) return -1;
+    for (const char *c = v; *c; c++)
+        if (*c < '0' || *c > '9') return -1;
+    int n = atoi(v);
+    return n < 65536 ? n : -1;
+}
+
 static void write_capture_once(int signal_number) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&capture_written, &expected, 1)) return;
     if (cupti_ok) CUPTI_TRY(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 
-    const char *out = getenv("WB_CAPTURE_OUT");
+    const char *base = getenv("WB_CAPTURE_OUT");
     char fallback[64];
-    if (!out || !*out) {
+    if (!base || !*base) {
         snprintf(fallback, sizeof fallback, "wb-capture-%d.json", (int)getpid());
-        out = fallback;
+        base = fallback;
+    }
+    /* One file per rank of a multi-process lesson: the ranks share WB_CAPTURE_OUT (they inherit
+     * it), so each adds its rank to the name. A WB_RANK that is no number is reported and the
+     * plain path used: the grader then names the rank as missing. */
+    int rank = env_number("WB_RANK");
+    if (rank < 0 && getenv("WB_RANK"))
+        fprintf(stderr, "[wb-capture] WB_RANK=%s is not a rank number (0, 1, ...); writing the capture to %s\n",
+                getenv("WB_RANK"), base);
+    char ranked[4200];
+    const char *out = base;
+    if (rank >= 0) {
+        snprintf(ranked, sizeof ranked, "%s.rank%d", base, rank);
+        out = ranked;
     }
     wb_capture_meta meta = {
         .signal_number = signal_number,
         .cupti_start_ns = cupti_start_ns,
         .cupti_enabled = cupti_ok,
         .nvtx_injection = getenv("NVTX_INJECTION64_PATH"),
+        .rank = rank,
+        .world_size = rank >= 0 ? env_number("WB_WORLD_SIZE") : -1,
     };
     char err[512];
     if (wb_capture_write(out, &meta, err, sizeof err) != 0)

@@ -327,6 +327,10 @@ int wb_capture_write(const char *path, const wb_capture_meta *meta, char *err, s
     json_object_set_new(root, "complete", json_boolean(meta->signal_number == 0));
     json_object_set_new(root, "cupti_enabled", json_boolean(meta->cupti_enabled));
     json_object_set_new(root, "nvtx_injection", meta->nvtx_injection ? json_string(meta->nvtx_injection) : json_null());
+    if (meta->rank >= 0) { /* a rank of a multi-process lesson: the grader merges the ranks' files */
+        json_object_set_new(root, "rank", json_integer(meta->rank));
+        json_object_set_new(root, "world_size", meta->world_size >= 0 ? json_integer(meta->world_size) : json_null());
+    }
     json_object_set_new(root, "clock", json_pack("{s:s, s:I}", "unit", "ns", "cupti_start", (json_int_t)meta->cupti_start_ns));
     json_object_set_new(root, "process", process_json(meta));
     json_object_set_new(root, "versions", versions_json());

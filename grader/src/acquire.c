@@ -1,6 +1,7 @@
 /* acquire.c: see acquire.h. */
 #define _GNU_SOURCE
 #include "acquire.h"
+#include "capture_merge.h"
 #include "paths.h"
 #include "read_file.h"
 #include "run_lesson.h"
@@ -146,12 +147,28 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
     return rc;
 }
 
-/* Run number index (2, 3, ...) of every variant, kept as the times of the lesson's ranges. */
+/* After a multi-process variant's program exited: its ranks' captures merged into path (exit 3
+ * naming the missing ranks). A single process wrote path itself. */
+static int collect_ranks(const wb_lesson *l, const wb_variant *v, const char *binary, const char *path, wb_error *err) {
+    int ranks = wb_lesson_world_size(l, v->name);
+    if (ranks <= 1) return 0;
+    char what[4400];
+    snprintf(what, sizeof what, "%s (variant %s, world_size %d)", binary, v->name, ranks);
+    return wb_rank_captures_merge(path, ranks, what, err);
+}
+
+/* Run number index (2, 3, ...) of every variant, kept as the times of the lesson's ranges (per
+ * rank too, for a multi-process variant: facts may ask about one rank). */
 static int repeat_once(const wb_live_request *req, int index, const char *binary, const char *capture_lib, const char *cupti,
                        int timeout, wb_repeat *out, wb_error *err) {
     const wb_lesson *l = req->lesson;
     memset(out, 0, sizeof *out);
-    out->items = calloc(req->n_variants * l->n_ranges + 1, sizeof *out->items);
+    size_t per_range = 1;
+    for (size_t i = 0; i < req->n_variants; i++) {
+        int ranks = wb_lesson_world_size(l, req->variants[i]);
+        if (ranks > 1 && (size_t)ranks + 1 > per_range) per_range = (size_t)ranks + 1;
+    }
+    out->items = calloc(req->n_variants * l->n_ranges * per_range + 1, sizeof *out->items);
     if (!out->items) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
@@ -164,19 +181,22 @@ static int repeat_once(const wb_live_request *req, int index, const char *binary
         }
         wb_launch launch = {binary, v->args, v->n_args, path, log, capture_lib, cupti, timeout};
         wb_launch_result res;
+        wb_rank_captures_clear(path);
         if (wb_launch_lesson(&launch, &res, err)) return err->code;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
         wb_capture c;
-        if (res.exit_code != 0 || res.signal || wb_capture_load(path, &c, err)) {
+        if (res.exit_code != 0 || res.signal || collect_ranks(l, v, binary, path, err) || wb_capture_load(path, &c, err)) {
             if (req->progress) wb_print_log_tail(log, 12);
             return err->code ? err->code : wb_fail(err, WB_EXIT_CAPTURE, "repeat %d of variant %s failed; its output is in %s",
                                                    index, v->name, log);
         }
+        int ranks = wb_capture_ranks(&c) > 1 ? wb_capture_ranks(&c) : 0; /* one process: the all-ranks times only */
         for (size_t r = 0; r < l->n_ranges; r++)
-            if (wb_range_times_of(&c, v->name, l->ranges[r], &out->items[out->n++])) {
-                wb_capture_free(&c);
-                return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
-            }
+            for (int k = -1; k < ranks; k++)
+                if (wb_range_times_of(&c, v->name, l->ranges[r], k, &out->items[out->n++])) {
+                    wb_capture_free(&c);
+                    return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+                }
         wb_capture_free(&c);
     }
     return 0;
@@ -218,6 +238,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         }
         wb_launch launch = {binary, v->args, v->n_args, paths[i], log, capture_lib, cupti, timeout};
         wb_launch_result res;
+        wb_rank_captures_clear(paths[i]);
         if ((rc = wb_launch_lesson(&launch, &res, err))) goto out;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
         runs[i].variant = v->name;
@@ -227,6 +248,14 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         runs[i].signal = res.signal;
         runs[i].timed_out = res.timed_out;
         runs[i].output = read_output(log);
+        if (wb_lesson_world_size(l, v->name) > 1 && (rc = collect_ranks(l, v, binary, paths[i], err))) {
+            /* say how the program ended too: a rank that crashed before writing is usually why */
+            size_t used = strlen(err->message);
+            snprintf(err->message + used, sizeof err->message - used, ". The program %s; its output is in %s",
+                     res.timed_out ? "timed out" : res.signal ? "was killed by a signal" : res.exit_code ? "failed" : "exited 0", log);
+            if (req->progress) wb_print_log_tail(log, 12);
+            goto out;
+        }
         if (!wb_file_exists(paths[i])) {
             rc = wb_fail(err, WB_EXIT_CAPTURE,
                          "%s (variant %s) %s and wrote no capture%s. Its output is in %s. If it ran fine, CUPTI could not be "

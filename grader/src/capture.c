@@ -139,6 +139,19 @@ static int get_name(reader *r, const wb_record *o, const char *where, const char
     return *out ? 0 : out_of_memory(r);
 }
 
+/* A multi-process capture tags every record with its process's rank (docs/capture-format.md);
+ * -1 when the record has none, resolved once the capture's head is read (resolve_ranks). */
+#define WB_MAX_WORLD_SIZE 4096
+
+static int get_rank(reader *r, const wb_record *o, const char *where, int *out) {
+    wb_val v = wb_record_get(o, "rank");
+    *out = -1;
+    if (v.kind == WB_V_MISSING) return 0;
+    if (v.kind != WB_V_INT || v.i < 0 || v.i >= WB_MAX_WORLD_SIZE) return corrupt(r, where, "rank", "a rank number (0 to 4095)");
+    *out = (int)v.i;
+    return 0;
+}
+
 static int get_str(reader *r, json_t *o, const char *where, const char *key, char **out) {
     json_t *v = json_object_get(o, key);
     if (!json_is_string(v)) return corrupt(r, where, key, "a string");
@@ -181,7 +194,7 @@ static int read_api(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
     if (get_name(r, o, where, "name", &a->name) || get_u64(r, o, where, "start", &a->start) ||
         get_u64(r, o, where, "end", &a->end) || get_u32(r, o, where, "correlation_id", &a->correlation_id) ||
-        get_u32(r, o, where, "thread", &a->thread))
+        get_u32(r, o, where, "thread", &a->thread) || get_rank(r, o, where, &a->rank))
         return r->err->code;
     wb_val domain = wb_record_get(o, "domain");
     if (!wb_val_is(&domain, "runtime") && !wb_val_is(&domain, "driver"))
@@ -205,7 +218,8 @@ static int read_kernel(reader *r, const wb_record *o, size_t i, wb_capture *c) {
         get_u64(r, o, where, "start", &k->start) || get_u64(r, o, where, "end", &k->end) ||
         get_u32(r, o, where, "correlation_id", &k->correlation_id) || get_u32(r, o, where, "stream", &k->stream) ||
         get_u32(r, o, where, "graph_id", &k->graph_id) || get_u64(r, o, where, "registers_per_thread", &regs) ||
-        get_u64(r, o, where, "static_shared_bytes", &ss) || get_u64(r, o, where, "dynamic_shared_bytes", &ds))
+        get_u64(r, o, where, "static_shared_bytes", &ss) || get_u64(r, o, where, "dynamic_shared_bytes", &ds) ||
+        get_rank(r, o, where, &k->rank))
         return r->err->code;
     if (wb_record_get(o, "cluster").kind != WB_V_MISSING && get_triple(r, o, where, "cluster", k->cluster)) return r->err->code;
     wb_val dev = wb_record_get(o, "device");
@@ -227,7 +241,8 @@ static int read_op(reader *r, const wb_record *o, size_t i, int is_copy, wb_gpu_
     op->api = -1;
     if (get_u64(r, o, where, "bytes", &op->bytes) || get_u64(r, o, where, "start", &op->start) ||
         get_u64(r, o, where, "end", &op->end) || get_u32(r, o, where, "correlation_id", &op->correlation_id) ||
-        get_u32(r, o, where, "stream", &op->stream) || get_u32(r, o, where, "graph_id", &op->graph_id))
+        get_u32(r, o, where, "stream", &op->stream) || get_u32(r, o, where, "graph_id", &op->graph_id) ||
+        get_rank(r, o, where, &op->rank))
         return r->err->code;
     if (is_copy) {
         copy_short(o, "kind", op->copy_kind, sizeof op->copy_kind, "?");
@@ -254,7 +269,8 @@ static int read_range(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     g->name = wb_capture_intern(c, name.kind == WB_V_STR ? name.s : "", name.kind == WB_V_STR ? name.n : 0);
     if (!g->name) return out_of_memory(r);
     if (domain.kind == WB_V_STR && !(g->domain = wb_capture_intern(c, domain.s, domain.n))) return out_of_memory(r);
-    if (get_u64(r, o, where, "start", &g->start) || get_u32(r, o, where, "thread", &g->thread)) return r->err->code;
+    if (get_u64(r, o, where, "start", &g->start) || get_u32(r, o, where, "thread", &g->thread) || get_rank(r, o, where, &g->rank))
+        return r->err->code;
     if (wb_record_get(o, "end").kind == WB_V_NULL) g->end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &g->end)) return r->err->code;
     if (g->end < g->start) return corrupt(r, where, "end", "at or after start");
@@ -265,7 +281,7 @@ static int read_window(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     char where[64];
     snprintf(where, sizeof where, "profiler_windows[%zu]", i);
     if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
-    if (get_u64(r, o, where, "start", &c->windows[i].start)) return r->err->code;
+    if (get_u64(r, o, where, "start", &c->windows[i].start) || get_rank(r, o, where, &c->windows[i].rank)) return r->err->code;
     if (wb_record_get(o, "end").kind == WB_V_NULL) c->windows[i].end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &c->windows[i].end)) return r->err->code;
     return 0;
@@ -407,6 +423,25 @@ static int read_head(reader *r, json_t *root, wb_capture *c) {
     return 0;
 }
 
+/* world_size (absent: one process) and the rank of records that carry none: the file's own
+ * "rank" (one rank's file, read before merging) or 0. Every rank must lie below world_size. */
+static int resolve_ranks(reader *r, json_t *root, wb_capture *c) {
+    json_t *ws = json_object_get(root, "world_size"), *own = json_object_get(root, "rank");
+    if (ws && !json_is_null(ws) && (!json_is_integer(ws) || json_integer_value(ws) < 1 || json_integer_value(ws) > WB_MAX_WORLD_SIZE))
+        return corrupt(r, "", "world_size", "a number of processes (1 to 4096)");
+    if (own && (!json_is_integer(own) || json_integer_value(own) < 0 || json_integer_value(own) >= WB_MAX_WORLD_SIZE))
+        return corrupt(r, "", "rank", "a rank number (0 to 4095)");
+    int fallback = own ? (int)json_integer_value(own) : 0;
+    c->world_size = json_is_integer(ws) ? (int)json_integer_value(ws) : fallback + 1;
+    int highest = wb_capture_settle_ranks(c, fallback);
+    if (highest >= c->world_size) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "below world_size (%d); a record has rank %d", c->world_size, highest);
+        return corrupt(r, "", "rank", expected);
+    }
+    return 0;
+}
+
 /* Reads the capture object at the cursor into c; what names it in messages. */
 static int read_capture(json_cursor *cur, const char *what, wb_capture *c) {
     memset(c, 0, sizeof *c);
@@ -432,6 +467,7 @@ static int read_capture(json_cursor *cur, const char *what, wb_capture *c) {
     }
     if (w.n_copies) memcpy(c->ops, w.copies, w.n_copies * sizeof *c->ops);
     if (w.n_sets) memcpy(c->ops + w.n_copies, w.sets, w.n_sets * sizeof *c->ops);
+    if ((rc = resolve_ranks(&w.r, w.head, c))) goto out;
     if (wb_capture_link(c)) rc = out_of_memory(&w.r);
 out:
     free(w.copies);
@@ -555,6 +591,11 @@ static int repeats_from(reader *r, json_t *arr, wb_recording *rec) {
             rep->n = j + 1;
             snprintf(where, sizeof where, "repeats[%zu].ranges[%zu]", i, j);
             if (get_str(r, o, where, "variant", &t->variant) || get_str(r, o, where, "range", &t->range)) return r->err->code;
+            json_t *rank = json_object_get(o, "rank");
+            if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 || json_integer_value(rank) >= WB_MAX_WORLD_SIZE))
+                return corrupt(r, where, "rank", "a rank number (0 to 4095)");
+            t->per_rank = rank != NULL;
+            t->rank = rank ? (int)json_integer_value(rank) : 0;
             json_t *gpu = json_object_get(o, "gpu_us");
             t->n = json_array_size(gpu);
             if (doubles_from(r, gpu, where, "gpu_us", &t->gpu_us, t->n) ||

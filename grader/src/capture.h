@@ -28,6 +28,7 @@ typedef struct {
     uint32_t correlation_id, thread;
     uint32_t return_value;
     int nested;          /* inside another API call on the same thread (made by the runtime itself) */
+    int rank;            /* the process of a multi-process lesson that made it (0 for one process) */
 } wb_api_call;
 
 typedef struct {
@@ -38,6 +39,7 @@ typedef struct {
     uint64_t start, end;
     uint32_t correlation_id, graph_id;
     long api;            /* index of the launching API call, or -1 */
+    int rank;
 } wb_kernel;
 
 typedef enum { WB_GPU_MEMCPY, WB_GPU_MEMSET } wb_gpu_op_kind;
@@ -52,6 +54,7 @@ typedef struct {
     uint64_t start, end;
     uint32_t correlation_id, graph_id;
     long api;
+    int rank;
 } wb_gpu_op;
 
 typedef struct {
@@ -61,9 +64,10 @@ typedef struct {
     uint32_t thread;
     long parent;         /* enclosing range on the same thread, or -1 */
     int depth;
+    int rank;
 } wb_range;
 
-typedef struct { uint64_t start, end; } wb_window;
+typedef struct { uint64_t start, end; int rank; } wb_window;
 
 typedef struct wb_strings wb_strings; /* the names of one capture, each stored once (capture.c) */
 
@@ -73,7 +77,8 @@ typedef struct {
     size_t *launch_first;   /* (n_api + 1) API call i launched launched[launch_first[i] .. launch_first[i+1]) */
     long *launched;         /* (n_kernels + n_ops) kernel k as k, memcpy/memset o as n_kernels + o */
     long *ranges_by_name;   /* (n_ranges) ranges by (name, start) */
-    uint64_t *window_reach; /* (n_windows) the latest end among windows[0..i] (windows sorted by start) */
+    uint64_t *window_reach; /* (n_windows) the latest end among a rank's windows[first..i] (sorted by rank, start) */
+    size_t *window_first;   /* (world_size + 1) rank r's windows are windows[window_first[r] .. window_first[r+1]) */
 } wb_capture_index;
 
 typedef struct {
@@ -94,6 +99,10 @@ typedef struct {
     wb_range *ranges; size_t n_ranges;
     uint64_t t0;         /* earliest timestamp: traces start here */
     uint64_t api_dropped_outside_window; /* API records grader record left out (the run's field) */
+    int world_size;      /* processes merged into this capture (docs/capture-format.md, "Several
+                            processes"); 1 for a single process. Every record's rank is below it.
+                            Thread ids, correlation ids and streams are per process: every link
+                            and lookup below keys on (rank, ...). */
     wb_strings *strings; /* owns every name above */
     wb_capture_index index;
 } wb_capture;
@@ -125,6 +134,7 @@ typedef struct {
     char *variant, *range;
     double *gpu_us, *wall_us; /* per occurrence, in time order */
     size_t n;
+    int per_rank, rank;       /* per_rank 1: rank `rank`'s occurrences; 0 (as zeroed): over all ranks */
 } wb_range_times;
 
 typedef struct {
@@ -179,13 +189,20 @@ const wb_run *wb_recording_run(const wb_recording *r, const char *variant);
 int wb_capture_link(wb_capture *c);
 void wb_capture_index_free(wb_capture_index *x);
 
+/* Gives every record without a rank (-1) the rank fallback; returns the highest rank of any
+ * record, -1 when there is none. */
+int wb_capture_settle_ranks(wb_capture *c, int fallback);
+
+/* How many processes a capture holds: its world_size, at least 1 (also before linking). */
+static inline int wb_capture_ranks(const wb_capture *c) { return c->world_size > 1 ? c->world_size : 1; }
+
 /* A copy of s (n bytes) owned by the capture, shared with every equal name. NULL when out of
  * memory. */
 char *wb_capture_intern(wb_capture *c, const char *s, size_t n);
 
 /* Lookups (after wb_capture_link). Each returns a count and points *out at indices, in time order. */
-/* API calls made on thread that start in [from, to]. */
-size_t wb_capture_api_between(const wb_capture *c, uint32_t thread, uint64_t from, uint64_t to, const long **out);
+/* API calls made by rank on thread that start in [from, to]. */
+size_t wb_capture_api_between(const wb_capture *c, int rank, uint32_t thread, uint64_t from, uint64_t to, const long **out);
 /* What API call api launched: kernel k as k, memcpy/memset o as n_kernels + o. */
 size_t wb_capture_launched_by(const wb_capture *c, long api, const long **out);
 /* The ranges and marks named name. */

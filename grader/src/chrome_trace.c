@@ -113,16 +113,20 @@ static size_t unique_sorted(uint32_t *v, size_t n) {
     return m;
 }
 
-static void add_run(sink *events, const wb_run *run, size_t run_index, int whole_run) {
+/* One process of a run (rank `rank`; the run itself for one process): its three trace processes
+ * from pid `host` on. */
+static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank, int host, int whole_run) {
     const wb_capture *c = &run->capture;
     span sp = run_span(c, whole_run);
-    int host = (int)(run_index * 3 + 1), gpu = host + 1, nvtx = host + 2;
-    char name[320];
-    snprintf(name, sizeof name, "%s: host API", run->variant);
+    int gpu = host + 1, nvtx = host + 2;
+    char name[320], who[160];
+    if (c->world_size > 1) snprintf(who, sizeof who, "%s rank %d", run->variant, rank);
+    else snprintf(who, sizeof who, "%s", run->variant);
+    snprintf(name, sizeof name, "%s: host API", who);
     metadata(events, host, -1, "process_name", name);
-    snprintf(name, sizeof name, "%s: GPU (%s)", run->variant, c->gpu);
+    snprintf(name, sizeof name, "%s: GPU (%s)", who, c->gpu);
     metadata(events, gpu, -1, "process_name", name);
-    snprintf(name, sizeof name, "%s: NVTX ranges", run->variant);
+    snprintf(name, sizeof name, "%s: NVTX ranges", who);
     metadata(events, nvtx, -1, "process_name", name);
     sort_index(events, nvtx, host * 10);
     sort_index(events, host, host * 10 + 1);
@@ -133,8 +137,8 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
     uint32_t *lanes = malloc((n_lanes + 1) * sizeof *lanes);
     if (lanes) {
         size_t n = 0;
-        for (size_t i = 0; i < c->n_api; i++) lanes[n++] = c->api[i].thread;
-        for (size_t i = 0; i < c->n_ranges; i++) lanes[n++] = c->ranges[i].thread;
+        for (size_t i = 0; i < c->n_api; i++) if (c->api[i].rank == rank) lanes[n++] = c->api[i].thread;
+        for (size_t i = 0; i < c->n_ranges; i++) if (c->ranges[i].rank == rank) lanes[n++] = c->ranges[i].thread;
         n = unique_sorted(lanes, n);
         for (size_t i = 0; i < n; i++) {
             snprintf(name, sizeof name, "thread %u", lanes[i]);
@@ -142,8 +146,8 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
             metadata(events, nvtx, lanes[i], "thread_name", name);
         }
         n = 0;
-        for (size_t i = 0; i < c->n_kernels; i++) lanes[n++] = c->kernels[i].stream;
-        for (size_t i = 0; i < c->n_ops; i++) lanes[n++] = c->ops[i].stream;
+        for (size_t i = 0; i < c->n_kernels; i++) if (c->kernels[i].rank == rank) lanes[n++] = c->kernels[i].stream;
+        for (size_t i = 0; i < c->n_ops; i++) if (c->ops[i].rank == rank) lanes[n++] = c->ops[i].stream;
         n = unique_sorted(lanes, n);
         for (size_t i = 0; i < n; i++) {
             snprintf(name, sizeof name, "stream %u", lanes[i]);
@@ -154,13 +158,13 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
 
     for (size_t i = 0; i < c->n_api; i++) {
         const wb_api_call *a = &c->api[i];
-        if (!shown(sp, a->start, a->end)) continue;
+        if (a->rank != rank || !shown(sp, a->start, a->end)) continue;
         FILE *f = complete(events, a->name, a->driver ? "driver API" : "runtime API", host, a->thread, sp, a->start, a->end);
         fprintf(f, "\"correlation_id\":%u,\"nested_in_another_call\":%s}}", a->correlation_id, a->nested ? "true" : "false");
     }
     for (size_t i = 0; i < c->n_kernels; i++) {
         const wb_kernel *k = &c->kernels[i];
-        if (!shown(sp, k->start, k->end)) continue;
+        if (k->rank != rank || !shown(sp, k->start, k->end)) continue;
         FILE *f = complete(events, k->name, "kernel", gpu, k->stream, sp, k->start, k->end);
         fputs("\"mangled\":", f);
         json_string_out(f, k->mangled);
@@ -171,7 +175,7 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
     }
     for (size_t i = 0; i < c->n_ops; i++) {
         const wb_gpu_op *o = &c->ops[i];
-        if (!shown(sp, o->start, o->end)) continue;
+        if (o->rank != rank || !shown(sp, o->start, o->end)) continue;
         /* the host side's memory kind, where the capture has it: a pageable copy is the slow one */
         const char *host_kind = !strcmp(o->copy_kind, "HtoD") ? o->src_kind : !strcmp(o->copy_kind, "DtoH") ? o->dst_kind : "";
         if (o->kind == WB_GPU_MEMCPY)
@@ -193,7 +197,7 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
     for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
         int is_kernel = i < c->n_kernels;
         long api = is_kernel ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
-        if (api < 0) continue;
+        if (api < 0 || c->api[api].rank != rank) continue;
         const wb_api_call *a = &c->api[api];
         uint64_t start = is_kernel ? c->kernels[i].start : c->ops[i - c->n_kernels].start;
         uint64_t end = is_kernel ? c->kernels[i].end : c->ops[i - c->n_kernels].end;
@@ -214,7 +218,7 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
         uint64_t end = r->end == WB_OPEN_END ? r->start : r->end;
-        if (!shown(sp, r->start, end)) continue;
+        if (r->rank != rank || !shown(sp, r->start, end)) continue;
         FILE *f;
         if (r->is_mark) {
             f = event(events);
@@ -231,6 +235,7 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
         fprintf(f, "\"clipped_to_the_shown_span\":%s}}", r->start < sp.lo || end > sp.hi ? "true" : "false");
     }
     for (size_t i = 0; i < c->n_windows; i++) {
+        if (c->windows[i].rank != rank) continue;
         uint64_t end = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
         fputs("}}", complete(events, "profiled window (cudaProfilerStart..Stop)", "window", nvtx, 0, sp, c->windows[i].start, end));
     }
@@ -240,7 +245,9 @@ static void add_run(sink *events, const wb_run *run, size_t run_index, int whole
 static int write_trace(FILE *f, const wb_recording *rec, int whole_run) {
     sink events = {f, 0};
     fputs("{\"traceEvents\":[", f);
-    for (size_t i = 0; i < rec->n_runs; i++) add_run(&events, &rec->runs[i], i, whole_run);
+    int pid = 1; /* three trace processes per rank of each run, numbered on */
+    for (size_t i = 0; i < rec->n_runs; i++)
+        for (int r = 0; r < wb_capture_ranks(&rec->runs[i].capture); r++, pid += 3) add_rank(&events, &rec->runs[i], i, r, pid, whole_run);
     fputs("],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lesson\":", f);
     json_string_out(f, rec->lesson ? rec->lesson : "");
     if (rec->recorded_at) fputs(",\"recorded_at\":", f), json_string_out(f, rec->recorded_at);

@@ -5,7 +5,9 @@
  *   "<variant>: host API"  one thread lane per OS thread, runtime and driver API calls
  *   "<variant>: GPU"       one lane per CUDA stream: kernels, memcpys, memsets
  *   "<variant>: NVTX"      one lane per OS thread, the ranges, nested by time
- * and a flow arrow from every launching API call to the kernel or copy it launched.
+ * and a flow arrow from every launching API call to the kernel or copy it launched. A run of
+ * several processes (ranks, docs/capture-format.md) has the three per rank, named
+ * "<variant> rank <r>: ...": one host, NVTX and GPU lane set per process.
  *
  * What it shows: ui.perfetto.dev and chrome://tracing open a JSON trace zoomed to fit all of its
  * events and read no viewport hint from the file (Perfetto's JSON reader takes traceEvents,

@@ -102,7 +102,7 @@ static void explain_run(const wb_run *run, int json, json_t *out) {
         for (size_t j = 0; j < c->n_kernels; j++) {
             const wb_kernel *k = &c->kernels[j];
             uint64_t t = k->api >= 0 ? c->api[k->api].start : k->start;
-            launches += !strcmp(k->name, c->kernels[i].name) && wb_in_profiled_window(c, t, t);
+            launches += !strcmp(k->name, c->kernels[i].name) && wb_in_profiled_window(c, k->rank, t, t);
         }
         explain_one(c->kernels[i].name, &c->kernels[i], launches, json, out);
     }

@@ -29,6 +29,12 @@ int wb_predictions_check_lesson(const wb_prediction_set *p, const wb_lesson *l, 
         if (!wb_lesson_has_range(l, q->range))
             return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, "prediction '%s': unknown range '%s' (lesson %s has: %s)",
                               q->id, q->range, l->lesson, wb_lesson_range_list(l, list, sizeof list));
+        const char *variant = wb_prediction_variant(q, l);
+        int ranks = wb_lesson_world_size(l, variant);
+        if (q->rank >= ranks)
+            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, "prediction '%s': rank %d, but variant %s runs %d "
+                              "process%s (ranks 0 to %d); remove 'rank:' to count over all of them", q->id, q->rank,
+                              variant ? variant : "?", ranks, ranks == 1 ? "" : "es", ranks - 1);
     }
     return 0;
 }
@@ -136,8 +142,14 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
             return wb_fail(err, WB_EXIT_CAPTURE, "%s: no capture of variant '%s', which prediction '%s' needs; re-record the lesson "
                            "(grader record) or run live", rec->path ? rec->path : "the capture", variant ? variant : "?", q->id);
         if (check_bound_inputs(p, q, l, run->variant, rec, err)) return err->code;
+        if (q->rank >= wb_capture_ranks(&run->capture))
+            return wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture of variant '%s' holds %d process%s, but prediction '%s' asks "
+                           "about rank %d; re-record the lesson (grader record) or run live", rec->path ? rec->path : "the capture",
+                           run->variant, wb_capture_ranks(&run->capture), wb_capture_ranks(&run->capture) == 1 ? "" : "es",
+                           q->id, q->rank);
         wb_occurrences occ;
-        if (wb_find_occurrences(&run->capture, q->range, &occ)) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        if (wb_find_occurrences_on(&run->capture, q->range, q->rank < 0 ? WB_ALL_RANKS : q->rank, &occ))
+            return wb_fail(err, WB_EXIT_INPUT, "out of memory");
         double *gpu = calloc(occ.n + 1, sizeof *gpu), *wall = calloc(occ.n + 1, sizeof *wall);
         for (size_t k = 0; k < occ.n && gpu && wall; k++) {
             gpu[k] = wb_occurrence_gpu_us(&run->capture, &occ.items[k]);

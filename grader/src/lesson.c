@@ -9,9 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", "draft", NULL};
-static const char *const VARIANT_KEYS[] = {"name", "args", "about", "params", NULL};
-static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", NULL};
+static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", "draft",
+                                       "world_size", NULL};
+static const char *const VARIANT_KEYS[] = {"name", "args", "about", "params", "world_size", NULL};
+static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", "rank", NULL};
+
+/* A multi-process lesson runs at most this many ranks per variant (a host has at most 8 or 16
+ * GPUs; a few processes may share one). */
+#define WB_MAX_LESSON_RANKS 64
 static const char *const WORK_KEYS[] = {"variant", "range", "flops", "bytes", NULL};
 
 static void free_strings(char **v, size_t n) {
@@ -193,6 +198,15 @@ static int check_fact_regex(wb_yaml *y, yaml_node_t *facts, const wb_question *q
     return 0;
 }
 
+/* world_size: N (1 to WB_MAX_LESSON_RANKS). */
+static int read_world_size(wb_yaml *y, yaml_node_t *n, const char *what, int *out, wb_error *err) {
+    if (wb_yaml_count(y, n, what, 0, out, err)) return err->code;
+    if (*out < 1 || *out > WB_MAX_LESSON_RANKS)
+        return wb_yaml_fail(err, y, n, "%s is the number of processes the program starts, 1 to %d; found %d", what,
+                            WB_MAX_LESSON_RANKS, *out);
+    return 0;
+}
+
 static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
     if (wb_yaml_expect_sequence(y, list, "'variants'", err)) return err->code;
     size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
@@ -216,6 +230,10 @@ static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *
         if (about && wb_yaml_string(y, about, "'about'", &var->about, err)) return err->code;
         yaml_node_t *params = wb_yaml_get(y, v, "params");
         if (params && read_params(y, params, var, err)) return err->code;
+        yaml_node_t *ws = wb_yaml_get(y, v, "world_size");
+        char what[160];
+        snprintf(what, sizeof what, "'world_size' of variant '%s'", var->name);
+        if (ws && read_world_size(y, ws, what, &var->world_size, err)) return err->code;
     }
     return 0;
 }
@@ -265,6 +283,19 @@ static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error 
         q->tolerance = WB_DEFAULT_TOLERANCE;
         yaml_node_t *tolerance = wb_yaml_get(y, qn, "tolerance");
         if (tolerance && read_tolerance(y, tolerance, q->id, &q->tolerance, err)) return err->code;
+        q->rank = -1;
+        yaml_node_t *rank = wb_yaml_get(y, qn, "rank");
+        if (rank) {
+            char what[160];
+            snprintf(what, sizeof what, "'rank' of question '%s'", q->id);
+            if (wb_yaml_count(y, rank, what, 0, &q->rank, err)) return err->code;
+            const char *qv = q->variant ? q->variant : l->variants[0].name;
+            int ws = wb_lesson_world_size(l, qv);
+            if (q->rank >= ws)
+                return wb_yaml_fail(err, y, rank, "question '%s': rank %d, but variant %s runs %d process%s (ranks 0 to %d); "
+                                                  "set world_size, or ask about a lower rank", q->id, q->rank, qv, ws,
+                                    ws == 1 ? "" : "es", ws - 1);
+        }
     }
     return 0;
 }
@@ -320,6 +351,9 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
         }
         l->draft = !strcmp(d, "true");
     }
+    l->world_size = 1;
+    yaml_node_t *world_size = wb_yaml_get(&y, root, "world_size");
+    if (world_size && (rc = read_world_size(&y, world_size, "'world_size'", &l->world_size, err))) goto out;
     if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
     if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
     if ((rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err))) goto out;
@@ -340,6 +374,12 @@ const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name) {
     for (size_t i = 0; i < l->n_variants; i++)
         if (!strcmp(l->variants[i].name, name)) return &l->variants[i];
     return NULL;
+}
+
+int wb_lesson_world_size(const wb_lesson *l, const char *variant) {
+    const wb_variant *v = variant ? wb_lesson_variant(l, variant) : NULL;
+    if (v && v->world_size > 0) return v->world_size;
+    return l->world_size > 0 ? l->world_size : 1;
 }
 
 const wb_question *wb_lesson_question(const wb_lesson *l, const char *id) {

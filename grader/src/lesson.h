@@ -21,6 +21,7 @@ typedef struct {
     char *about; /* may be NULL */
     wb_param *params; /* the size parameters work expressions use: params: {n: 4096} */
     size_t n_params;
+    int world_size;   /* processes the program starts (its ranks); 0: the lesson's world_size */
 } wb_variant;
 
 /* The work a range does per occurrence, declared by the lesson (not measured): FLOPs, and the
@@ -40,6 +41,7 @@ typedef struct {
     char **hints;
     size_t n_hints;
     double tolerance;           /* time facts: right when |predicted - actual| <= tolerance x actual */
+    int rank;                   /* the one rank its facts are about, or -1: all ranks (WB_ALL_RANKS) */
     int line;
 } wb_question;
 
@@ -58,6 +60,7 @@ typedef struct {
     wb_work *work;
     size_t n_work;
     int draft;        /* draft: true: out of the learners' course, its GPU-only lint checks pending */
+    int world_size;   /* world_size: N: a multi-process lesson (docs/lesson-format.md); 1 by default */
 } wb_lesson;
 
 /* On failure *out holds nothing to free. */
@@ -67,6 +70,8 @@ int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t lengt
 void wb_lesson_free(wb_lesson *l);
 
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);
+/* The processes a variant runs (its world_size, else the lesson's); 1 for an unknown variant. */
+int wb_lesson_world_size(const wb_lesson *l, const char *variant);
 const wb_question *wb_lesson_question(const wb_lesson *l, const char *id);
 int wb_lesson_has_range(const wb_lesson *l, const char *range);
 /* The declared work of a range in a variant, or NULL. */

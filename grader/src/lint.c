@@ -337,6 +337,9 @@ static void check_arch_answers(wb_lint_report *r, const wb_lesson *l, const wb_a
         if (strcmp(q->range, p->range))
             add(r, sev, "key-mismatch", k->path, p->line, "%s answer '%s' is about range %s, the question about %s", a->arch,
                 p->id, p->range, q->range);
+        if (q->rank != p->rank)
+            add(r, sev, "key-mismatch", k->path, p->line, "%s answer '%s' is about %s, the question about %s", a->arch, p->id,
+                p->rank < 0 ? "all ranks" : "one rank ('rank:')", q->rank < 0 ? "all ranks" : "one rank ('rank:')");
         for (size_t j = 0; j < q->n_facts; j++)
             if (!fact_labelled(p, q->facts[j]))
                 add(r, sev, "key-unanswered", k->path, p->line, "%s (%s) answer '%s' lacks %s, which the question asks", a->arch,
@@ -516,7 +519,13 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         const wb_run *run = v ? wb_recording_run(rec, v) : NULL;
         if (!run) continue;
         wb_occurrences occ;
-        if (wb_find_occurrences(&run->capture, q->range, &occ)) {
+        if (q->rank >= wb_capture_ranks(&run->capture)) {
+            add(r, WB_LINT_ERROR, "question-rank-absent", l->path, q->line, "question '%s' asks about rank %d of variant %s, but "
+                "%s holds %d process%s", q->id, q->rank, v, x->path, wb_capture_ranks(&run->capture),
+                wb_capture_ranks(&run->capture) == 1 ? "" : "es");
+            continue;
+        }
+        if (wb_find_occurrences_on(&run->capture, q->range, q->rank < 0 ? WB_ALL_RANKS : q->rank, &occ)) {
             r->out_of_memory = 1;
             continue;
         }
@@ -610,7 +619,9 @@ static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer
             const char *variant = wb_prediction_variant(p, l);
             const wb_range_times *times = NULL;
             for (size_t m = 0; m < t->n && !times; m++)
-                if (variant && !strcmp(t->items[m].variant, variant) && !strcmp(t->items[m].range, p->range)) times = &t->items[m];
+                if (variant && !strcmp(t->items[m].variant, variant) && !strcmp(t->items[m].range, p->range) &&
+                    (p->rank < 0 ? !t->items[m].per_rank : t->items[m].per_rank && t->items[m].rank == p->rank))
+                    times = &t->items[m];
             for (size_t j = 0; j < p->n_facts; j++) {
                 const wb_fact *f = &p->facts[j];
                 /* repeats keep GPU and wall times: overlap_us is checked by grader verify --repeat only */

@@ -21,11 +21,11 @@ long wb_occurrence_streams(const wb_capture *c, const wb_occurrence *o) {
     if (!ids) return -1;
     for (size_t i = 0; i < o->n_kernels; i++) {
         const wb_kernel *k = &c->kernels[o->kernels[i]];
-        ids[i] = (uint64_t)k->device << 32 | k->stream;
+        ids[i] = (uint64_t)k->rank << 48 | (uint64_t)k->device << 32 | k->stream; /* stream ids are per process */
     }
     for (size_t i = 0; i < o->n_ops; i++) {
         const wb_gpu_op *op = &c->ops[o->ops[i]];
-        ids[o->n_kernels + i] = (uint64_t)op->device << 32 | op->stream;
+        ids[o->n_kernels + i] = (uint64_t)op->rank << 48 | (uint64_t)op->device << 32 | op->stream;
     }
     qsort(ids, n, sizeof *ids, u64_cmp);
     long distinct = 1;
@@ -37,22 +37,26 @@ long wb_occurrence_streams(const wb_capture *c, const wb_occurrence *o) {
 /* ---- overlap -------------------------------------------------------------------------------- */
 
 /* An operation's start (+1) or end (-1). At equal times ends sort first, so that an operation
- * starting exactly when another ends does not count as running with it. */
+ * starting exactly when another ends does not count as running with it. Each rank is swept on
+ * its own: two processes' work running at once on their own GPUs is no overlap within a step,
+ * and over all ranks the overlap is the sum of theirs. */
 typedef struct {
     uint64_t t;
     int delta;
+    int rank;
 } edge;
 
 static int edge_cmp(const void *a, const void *b) {
     const edge *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
     if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
     return x->delta - y->delta;
 }
 
-static void add_interval(edge *e, size_t *n, uint64_t start, uint64_t end) {
+static void add_interval(edge *e, size_t *n, int rank, uint64_t start, uint64_t end) {
     if (end <= start) return; /* zero-length (or clock-skewed) records run with nothing */
-    e[(*n)++] = (edge){start, +1};
-    e[(*n)++] = (edge){end, -1};
+    e[(*n)++] = (edge){start, +1, rank};
+    e[(*n)++] = (edge){end, -1, rank};
 }
 
 int64_t wb_occurrence_overlap_ns(const wb_capture *c, const wb_occurrence *o) {
@@ -62,11 +66,11 @@ int64_t wb_occurrence_overlap_ns(const wb_capture *c, const wb_occurrence *o) {
     if (!e) return -1;
     for (size_t i = 0; i < o->n_kernels; i++) {
         const wb_kernel *k = &c->kernels[o->kernels[i]];
-        add_interval(e, &n, k->start, k->end);
+        add_interval(e, &n, k->rank, k->start, k->end);
     }
     for (size_t i = 0; i < o->n_ops; i++) {
         const wb_gpu_op *op = &c->ops[o->ops[i]];
-        add_interval(e, &n, op->start, op->end);
+        add_interval(e, &n, op->rank, op->start, op->end);
     }
     qsort(e, n, sizeof *e, edge_cmp);
     /* Sweep: between consecutive edges the number of running operations is constant. */
@@ -74,7 +78,7 @@ int64_t wb_occurrence_overlap_ns(const wb_capture *c, const wb_occurrence *o) {
     int running = 0;
     for (size_t i = 0; i < n; i++) {
         running += e[i].delta;
-        if (running >= 2 && i + 1 < n) overlap += e[i + 1].t - e[i].t;
+        if (running >= 2 && i + 1 < n && e[i + 1].rank == e[i].rank) overlap += e[i + 1].t - e[i].t;
     }
     free(e);
     return (int64_t)overlap;

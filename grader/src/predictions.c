@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
-static const char *const ITEM_KEYS[] = {"id", "variant", "range", "kernels", "gemms", "kernels_named",
+static const char *const ITEM_KEYS[] = {"id", "variant", "range", "rank", "kernels", "gemms", "kernels_named",
                                         "api_calls", "memsets", "memcpys", "memcpys_named", "streams",
                                         "overlap_us", "gpu_us", "wall_us", "bound", NULL};
 
@@ -166,6 +166,11 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
     yaml_node_t *range = wb_yaml_get(y, item, "range");
     if (!range) return wb_yaml_fail(err, y, item, "%s has no 'range'; name the NVTX range it is about", what);
     if (wb_yaml_string(y, range, "'range'", &p->range, err)) return err->code;
+    p->rank = -1;
+    yaml_node_t *rank = wb_yaml_get(y, item, "rank");
+    char rank_what[360];
+    snprintf(rank_what, sizeof rank_what, "'rank' of %s", what);
+    if (rank && wb_yaml_count(y, rank, rank_what, 0, &p->rank, err)) return err->code;
 
     /* Facts in a fixed order, so reports read the same whatever order the file uses. */
     static const struct { const char *key; wb_fact_kind kind; } counts[] = {

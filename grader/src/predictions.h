@@ -7,6 +7,7 @@
  *     - id: eager-kernels       # [a-z0-9-]+, unique
  *       variant: eager          # required when the lesson has several variants
  *       range: mlp_fwd          # an NVTX range name
+ *       rank: 0                 # multi-process lessons: facts of this rank only (default: all ranks)
  *       kernels: 5              # facts: a count, or ~ for "not predicted yet"
  *       gemms: 3
  *       kernels_named: {gelu: 1, "re:^nvjet": 3}
@@ -66,6 +67,7 @@ typedef struct {
 
 typedef struct {
     char *id, *variant, *range; /* variant may be NULL */
+    int rank;                   /* one rank's facts, or -1 (WB_ALL_RANKS): over every rank */
     wb_fact *facts;
     size_t n_facts;
     int line;

@@ -26,15 +26,17 @@ int wb_api_keep(const wb_capture *c, size_t i) {
      * GPU work to its launch) */
     const long *work;
     if (wb_capture_launched_by(c, (long)i, &work) > 0) return 1;
-    /* any call overlapping a window: windows sorted by start, the latest end among those opened
-     * before the call ends */
-    size_t lo = 0, hi = c->n_windows;
+    /* any call overlapping a window of its own process: a rank's windows sorted by start, the
+     * latest end among those opened before the call ends */
+    if (!c->index.window_first || a->rank < 0 || a->rank >= c->world_size) return 1; /* not linked: keep it */
+    size_t from = c->index.window_first[a->rank], lo = from, hi = c->index.window_first[a->rank + 1];
+    if (lo == hi) return 1; /* a rank without windows is profiled whole */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (c->windows[mid].start <= a->end) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 && c->index.window_reach[lo - 1] >= a->start;
+    return lo > from && c->index.window_reach[lo - 1] >= a->start;
 }
 
 /* ---- copying a capture, filtering its api_calls ---------------------------------------------- */
@@ -106,8 +108,10 @@ static void extras_json(json_t *root, const wb_recording_extras *x) {
         json_t *ranges = json_array();
         for (size_t j = 0; j < x->repeats[i].n; j++) {
             const wb_range_times *t = &x->repeats[i].items[j];
-            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o}", "variant", t->variant, "range", t->range, "gpu_us",
-                                                    doubles_json(t->gpu_us, t->n), "wall_us", doubles_json(t->wall_us, t->n)));
+            json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "variant", t->variant, "range", t->range, "gpu_us",
+                                  doubles_json(t->gpu_us, t->n), "wall_us", doubles_json(t->wall_us, t->n));
+            if (o && t->per_rank) json_object_set_new(o, "rank", json_integer(t->rank)); /* absent: all ranks */
+            json_array_append_new(ranges, o);
         }
         json_array_append_new(reps, json_pack("{s:o}", "ranges", ranges));
     }

@@ -111,8 +111,10 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
             }
             current = x->prediction;
             fprintf(f, "\n%s%s%s  ", wb_bold(f), current->id, wb_reset(f));
-            snprintf(line, sizeof line, "(variant %s, range %s, %zu occurrence%s)", x->variant, current->range, x->n_occurrences,
-                     x->n_occurrences == 1 ? "" : "s");
+            char rank[32] = "";
+            if (current->rank >= 0) snprintf(rank, sizeof rank, ", rank %d", current->rank);
+            snprintf(line, sizeof line, "(variant %s, range %s%s, %zu occurrence%s)", x->variant, current->range, rank,
+                     x->n_occurrences, x->n_occurrences == 1 ? "" : "s");
             wb_wrap(f, line, (int)wb_columns(current->id) + 2, 4, width);
         }
         print_fact(f, x, label_w, width);
@@ -152,7 +154,7 @@ static int work_row_of(const wb_report_context *ctx, const wb_work *w, work_row 
     const wb_run *run = wb_recording_run(ctx->recording, row->variant);
     if (!run) return -1;
     wb_range_times t;
-    if (wb_range_times_of(&run->capture, row->variant, w->range, &t)) return -1;
+    if (wb_range_times_of(&run->capture, row->variant, w->range, WB_ALL_RANKS, &t)) return -1;
     row->n = t.n;
     row->gpu_us = wb_median(t.gpu_us, t.n);
     row->wall_us = wb_median(t.wall_us, t.n);

@@ -39,7 +39,7 @@ static int kernel_rows(const wb_capture *c, wb_summary *s) {
         const wb_kernel *k = &c->kernels[i];
         long a = k->api;
         uint64_t launched = a >= 0 ? c->api[a].start : k->start;
-        if (wb_in_profiled_window(c, launched, launched)) idx[n++] = (long)i;
+        if (wb_in_profiled_window(c, k->rank, launched, launched)) idx[n++] = (long)i;
     }
     qsort_r(idx, n, sizeof *idx, kernel_name_cmp, (void *)c);
     for (size_t first = 0, last; first < n; first = last) {
@@ -75,7 +75,7 @@ static int range_rows(const wb_capture *c, wb_summary *s) {
         group[by_name[k]] = k > 0 && !strcmp(c->ranges[by_name[k]].name, c->ranges[by_name[k - 1]].name) ? group[by_name[k - 1]] : k;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->start, r->end)) continue;
+        if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;
         if (seen[group[i]]) continue;
         seen[group[i]] = 1;
         wb_occurrences occ;
@@ -88,7 +88,7 @@ static int range_rows(const wb_capture *c, wb_summary *s) {
             const wb_occurrence *o = &occ.items[k];
             row->kernels += (double)o->n_kernels;
             row->api_calls += (double)o->n_api;
-            row->wall_ns += (double)(c->ranges[o->range].end - c->ranges[o->range].start);
+            row->wall_ns += (double)(o->end - o->start);
             for (size_t q = 0; q < o->n_kernels; q++)
                 row->gpu_ns += (double)(c->kernels[o->kernels[q]].end - c->kernels[o->kernels[q]].start);
             /* copies and memsets are GPU time too (the copy engines'), as in the time facts */
@@ -129,7 +129,7 @@ static int api_rows(const wb_capture *c, wb_summary *s) {
     if (!s->api) return -1;
     for (size_t i = 0; i < c->n_api; i++) {
         const wb_api_call *a = &c->api[i];
-        if (a->nested || !wb_in_profiled_window(c, a->start, a->start)) continue;
+        if (a->nested || !wb_in_profiled_window(c, a->rank, a->start, a->start)) continue;
         wb_api_row *row = NULL;
         for (size_t r = 0; r < s->n_api && !row; r++)
             if (!strcmp(s->api[r].name, a->name)) row = &s->api[r];
@@ -148,7 +148,7 @@ static int copy_rows(const wb_capture *c, wb_summary *s) {
     for (size_t i = 0; i < c->n_ops; i++) {
         const wb_gpu_op *o = &c->ops[i];
         uint64_t launched = o->api >= 0 ? c->api[o->api].start : o->start;
-        if (!wb_in_profiled_window(c, launched, launched)) continue;
+        if (!wb_in_profiled_window(c, o->rank, launched, launched)) continue;
         char name[64];
         const char *host = !strcmp(o->copy_kind, "HtoD") ? o->src_kind : !strcmp(o->copy_kind, "DtoH") ? o->dst_kind : "";
         if (o->kind == WB_GPU_MEMSET) snprintf(name, sizeof name, "memset");

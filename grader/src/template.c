@@ -116,6 +116,7 @@ char *wb_predictions_template(const wb_lesson *l) {
         put(&b, "  - id: %s\n", wb_yaml_quote(x->id, q, sizeof q));
         if (x->variant) put(&b, "    variant: %s\n", wb_yaml_quote(x->variant, q, sizeof q));
         put(&b, "    range: %s\n", wb_yaml_quote(x->range, q, sizeof q));
+        if (x->rank >= 0) put(&b, "    rank: %d\n", x->rank);
         for (const char *const *c = counts; *c; c++)
             for (size_t j = 0; j < x->n_facts; j++)
                 if (!strcmp(x->facts[j], *c) && !seen_before(x->facts, j)) put(&b, "    %s: ~\n", *c);
@@ -181,6 +182,9 @@ size_t wb_template_compare(const wb_lesson *l, const wb_prediction_set *p, wb_te
                   xv ? xv : "(none)");
         if (!same(x->range, y->range))
             issue(&s, y->line, "prediction '%s': range %s, but lesson.yaml asks about %s", y->id, y->range, x->range);
+        if (x->rank != y->rank)
+            issue(&s, y->line, "prediction '%s': %s, but lesson.yaml asks about %s", y->id, y->rank < 0 ? "all ranks" : "one rank",
+                  x->rank < 0 ? "all ranks" : "one rank (its 'rank:')");
         for (size_t j = 0; j < x->n_facts; j++) {
             int found = 0;
             for (size_t k = 0; k < y->n_facts && !found; k++) found = !strcmp(y->facts[k].label, x->facts[j]);

@@ -19,14 +19,16 @@ double wb_occurrence_gpu_us(const wb_capture *c, const wb_occurrence *o) {
 }
 
 double wb_occurrence_wall_us(const wb_capture *c, const wb_occurrence *o) {
-    const wb_range *r = &c->ranges[o->range];
-    return r->end > r->start ? (double)(r->end - r->start) / 1000.0 : 0.0;
+    (void)c;
+    return o->end > o->start ? (double)(o->end - o->start) / 1000.0 : 0.0;
 }
 
-int wb_range_times_of(const wb_capture *c, const char *variant, const char *range, wb_range_times *out) {
+int wb_range_times_of(const wb_capture *c, const char *variant, const char *range, int rank, wb_range_times *out) {
     memset(out, 0, sizeof *out);
+    out->per_rank = rank != WB_ALL_RANKS;
+    out->rank = out->per_rank ? rank : 0;
     wb_occurrences occ;
-    if (wb_find_occurrences(c, range, &occ)) return -1;
+    if (wb_find_occurrences_on(c, range, rank, &occ)) return -1;
     out->variant = strdup(variant);
     out->range = strdup(range);
     out->gpu_us = calloc(occ.n + 1, sizeof *out->gpu_us);

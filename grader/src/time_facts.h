@@ -23,9 +23,9 @@
 double wb_occurrence_gpu_us(const wb_capture *c, const wb_occurrence *o);
 double wb_occurrence_wall_us(const wb_capture *c, const wb_occurrence *o);
 
-/* Each occurrence's GPU and wall time of a range, as a repeat keeps them. 0, or -1 when out of
- * memory. */
-int wb_range_times_of(const wb_capture *c, const char *variant, const char *range, wb_range_times *out);
+/* Each occurrence's GPU and wall time of a range, as a repeat keeps them, on one rank or over all
+ * (WB_ALL_RANKS). 0, or -1 when out of memory. */
+int wb_range_times_of(const wb_capture *c, const char *variant, const char *range, int rank, wb_range_times *out);
 
 /* The median of v (n >= 1); v is not changed. 0 when n == 0. */
 double wb_median(const double *v, size_t n);

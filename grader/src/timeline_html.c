@@ -60,6 +60,7 @@ static double us(uint64_t ns) { return (double)ns / 1000.0; }
 typedef struct {
     const wb_capture *c;
     const char *variant;
+    int rank;                /* the process drawn (0 for one process): one timeline per rank */
     long range;              /* the step's range, or -1: the whole profiled window */
     size_t which, of;        /* this is step `which` (1-based) of `of` in the window */
     int median;              /* chosen as the median of several */
@@ -83,16 +84,16 @@ static const char *pick_range_name(const wb_capture *c) {
     size_t best_n = 0;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (!strcmp(r->name, "step") && !r->is_mark && r->end != WB_OPEN_END && wb_in_profiled_window(c, r->start, r->end))
+        if (!strcmp(r->name, "step") && !r->is_mark && r->end != WB_OPEN_END && wb_in_profiled_window(c, r->rank, r->start, r->end))
             return "step";
     }
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (r->depth != 0 || r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->start, r->end)) continue;
+        if (r->depth != 0 || r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;
         size_t n = 0;
         for (size_t j = 0; j < c->n_ranges; j++)
             n += !strcmp(c->ranges[j].name, r->name) && c->ranges[j].depth == 0 &&
-                 wb_in_profiled_window(c, c->ranges[j].start, c->ranges[j].end);
+                 wb_in_profiled_window(c, c->ranges[j].rank, c->ranges[j].start, c->ranges[j].end);
         if (n > best_n) best = r->name, best_n = n;
     }
     return best;
@@ -105,17 +106,20 @@ static int wall_cmp(const void *a, const void *b, void *ctx) {
     return (dx > dy) - (dx < dy);
 }
 
-/* Chooses the step and what belongs to it. Returns 0, or -1 when out of memory. */
-static int step_build(step_view *s, const wb_capture *c, const char *variant) {
+static int work_rank(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].rank : c->ops[i - c->n_kernels].rank; }
+
+/* Chooses the step of rank and what belongs to it. Returns 0, or -1 when out of memory. */
+static int step_build(step_view *s, const wb_capture *c, const char *variant, int rank) {
     memset(s, 0, sizeof *s);
     s->c = c;
     s->variant = variant;
+    s->rank = rank;
     s->range = -1;
     s->launched_here = calloc(c->n_kernels + c->n_ops + 1, 1);
     if (!s->launched_here) return -1;
     const char *name = pick_range_name(c);
     wb_occurrences occ = {0};
-    if (name && wb_find_occurrences(c, name, &occ)) return -1;
+    if (name && wb_find_occurrences_on(c, name, rank, &occ)) return -1;
     if (occ.n > 0) {
         wb_occurrence *by_wall = malloc(occ.n * sizeof *by_wall);
         if (!by_wall) {
@@ -144,29 +148,35 @@ static int step_build(step_view *s, const wb_capture *c, const char *variant) {
         /* no range to show a step of: the whole profiled window, on the busiest host thread */
         s->start = UINT64_MAX;
         s->end = 0;
+        size_t n_windows = 0;
         for (size_t i = 0; i < c->n_windows; i++) {
+            if (c->windows[i].rank != rank) continue;
+            n_windows++;
             if (c->windows[i].start < s->start) s->start = c->windows[i].start;
             uint64_t e = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
             if (e > s->end) s->end = e;
         }
-        if (c->n_windows == 0) s->start = c->t0;
+        if (n_windows == 0) s->start = c->t0;
         size_t best = 0;
         for (size_t i = 0; i < c->n_api; i++) {
             const wb_api_call *a = &c->api[i];
-            if (c->n_windows == 0 && a->end > s->end) s->end = a->end;
+            if (a->rank != rank) continue;
+            if (n_windows == 0 && a->end > s->end) s->end = a->end;
             size_t n = 0;
-            for (size_t j = 0; j < c->n_api && n <= best; j++) n += c->api[j].thread == a->thread;
+            for (size_t j = 0; j < c->n_api && n <= best; j++) n += c->api[j].thread == a->thread && c->api[j].rank == rank;
             if (n > best) best = n, s->thread = a->thread;
         }
+        if (s->start > s->end) s->start = s->end; /* a rank with no API call at all */
         for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
             long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
-            if (api < 0 || c->api[api].start < s->start || c->api[api].start > s->end) continue;
+            if (api < 0 || c->api[api].rank != rank || c->api[api].start < s->start || c->api[api].start > s->end) continue;
             s->launched_here[i] = 1;
             if (i < c->n_kernels) s->n_kernels++;
             else s->n_ops++;
         }
         for (size_t i = 0; i < c->n_api; i++)
-            s->n_api += !c->api[i].nested && c->api[i].thread == s->thread && c->api[i].start >= s->start && c->api[i].start <= s->end;
+            s->n_api += !c->api[i].nested && c->api[i].rank == rank && c->api[i].thread == s->thread && c->api[i].start >= s->start &&
+                        c->api[i].start <= s->end;
     }
     wb_occurrences_free(&occ);
     /* the span: the step, and the GPU work it launched however late it ran */
@@ -204,6 +214,7 @@ typedef struct {
 } layout;
 
 static int in_step_ranges(const step_view *s, const wb_range *r) {
+    if (r->rank != s->rank) return 0;
     if (s->range < 0) return !r->is_mark && r->end != WB_OPEN_END && r->thread == s->thread && r->start >= s->start && r->end <= s->end;
     const wb_range *step = &s->c->ranges[s->range];
     return !r->is_mark && r->end != WB_OPEN_END && r->thread == step->thread && r->start >= step->start && r->end <= step->end &&
@@ -214,7 +225,7 @@ static int stream_of(const step_view *s, size_t i, uint32_t *stream, uint64_t *s
     const wb_capture *c = s->c;
     if (i < c->n_kernels) *stream = c->kernels[i].stream, *start = c->kernels[i].start, *end = c->kernels[i].end;
     else *stream = c->ops[i - c->n_kernels].stream, *start = c->ops[i - c->n_kernels].start, *end = c->ops[i - c->n_kernels].end;
-    return visible(s, *start, *end);
+    return work_rank(c, i) == s->rank && visible(s, *start, *end);
 }
 
 static void layout_build(const step_view *s, layout *l) {
@@ -302,10 +313,12 @@ static void bands(FILE *f, const step_view *s, const layout *l) {
     char title[64], sub[300];
     fputs("<g class=\"bands\">", f);
     if (l->nvtx_rows) lane_band(f, l->nvtx_y, l->nvtx_rows * l->nvtx_row - 2, "NVTX ranges", NULL);
-    snprintf(sub, sizeof sub, "thread %u", s->thread);
+    if (s->c->world_size > 1) snprintf(sub, sizeof sub, "rank %d, thread %u", s->rank, s->thread);
+    else snprintf(sub, sizeof sub, "thread %u", s->thread);
     lane_band(f, l->host_y, l->host_h + 12, "host API calls", sub);
     for (int k = 0; k < l->n_streams; k++) {
-        snprintf(title, sizeof title, "GPU stream %u", l->streams[k]);
+        if (s->c->world_size > 1) snprintf(title, sizeof title, "rank %d stream %u", s->rank, l->streams[k]);
+        else snprintf(title, sizeof title, "GPU stream %u", l->streams[k]);
         snprintf(sub, sizeof sub, "%s", s->c->gpu);
         lane_band(f, stream_y(l, l->streams[k]), l->gpu_h, title, sub);
     }
@@ -347,7 +360,7 @@ static void host_lane(FILE *f, const step_view *s, const layout *l, const char *
     fprintf(f, "<g class=\"lane\" data-lane=\"host\">");
     for (size_t i = 0; i < c->n_api; i++) {
         const wb_api_call *a = &c->api[i];
-        if (a->thread != s->thread || !visible(s, a->start, a->end)) continue;
+        if (a->rank != s->rank || a->thread != s->thread || !visible(s, a->start, a->end)) continue;
         double x = xpos(s, a->start), w = xpos(s, a->end) - x;
         if (w < 1) w = 1;
         double y = a->nested ? l->nested_y : l->host_y, h = a->nested ? 8 : l->host_h;
@@ -432,7 +445,7 @@ static void arrows(FILE *f, const step_view *s, const layout *l) {
         long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
         if (api < 0 || !stream_of(s, i, &stream, &start, &end)) continue;
         const wb_api_call *a = &c->api[api];
-        if (a->thread != s->thread || !visible(s, a->start, a->end)) continue;
+        if (a->rank != s->rank || a->thread != s->thread || !visible(s, a->start, a->end)) continue;
         double x1 = (xpos(s, a->start) + xpos(s, a->end)) / 2, y1 = (a->nested ? l->nested_y + 8 : l->host_y + l->host_h);
         double x2 = xpos(s, start) + 0.6, y2 = stream_y(l, stream) - 1;
         double my = (y1 + y2) / 2;
@@ -460,6 +473,7 @@ static void timeline_svg(FILE *f, const step_view *s) {
     fprintf(f, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                "aria-label=\"timeline of one step of variant ", WIDTH, l.height);
     xml(f, s->variant);
+    if (c->world_size > 1) fprintf(f, ", rank %d", s->rank);
     fputs("\">\n<defs><marker id=\"arrowhead\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" "
           "orient=\"auto-start-reverse\"><path d=\"M0 0 L8 4 L0 8 z\" class=\"arrowhead\"/></marker></defs>\n", f);
     bands(f, s, &l);
@@ -493,7 +507,7 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         const wb_range *r = &c->ranges[i];
         if (!in_step_ranges(s, r)) continue;
         wb_occurrences occ;
-        if (wb_find_occurrences(c, r->name, &occ)) goto oom;
+        if (wb_find_occurrences_on(c, r->name, s->rank, &occ)) goto oom;
         for (size_t k = 0; k < occ.n; k++) {
             if (occ.items[k].range != (long)i) continue;
             for (size_t q = 0; q < occ.items[k].n_kernels; q++)
@@ -652,18 +666,16 @@ static void legend(FILE *f) {
     fputs("<span>faded: outside the step, or launched outside it &#8195; arrow: a launch and what it launched</span></p>\n", f);
 }
 
-static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *run, wb_error *err) {
+/* One rank's step: its timeline, range bars and work table (the whole run for one process). */
+static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run, int rank, wb_error *err) {
     step_view s;
-    if (step_build(&s, &run->capture, run->variant)) {
+    if (step_build(&s, &run->capture, run->variant, rank)) {
         step_free(&s);
         return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
     }
     const wb_capture *c = &run->capture;
-    fprintf(f, "<section class=\"variant\" data-variant=\"");
-    xml(f, run->variant);
-    fputs("\">\n<h2>Variant ", f);
-    xml(f, run->variant);
-    fputs("</h2>\n<p class=\"step\">", f);
+    if (c->world_size > 1) fprintf(f, "<h3 class=\"rank\" data-rank=\"%d\">Rank %d of %d</h3>\n", rank, rank, c->world_size);
+    fputs("<p class=\"step\">", f);
     if (s.range >= 0) {
         fputs("Range <b>", f);
         xml(f, c->ranges[s.range].name);
@@ -683,8 +695,24 @@ static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *ru
           "<i class=\"swatch gpu\"></i></h3>\n", f);
     int rc = range_bars(f, ctx, &s, err);
     if (!rc) work_table(f, &s);
-    fputs("</section>\n", f);
     step_free(&s);
+    return rc;
+}
+
+/* A variant: one part per rank of its processes, each drawn on its own (ranks run their steps
+ * at their own times). */
+static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *run, wb_error *err) {
+    fprintf(f, "<section class=\"variant\" data-variant=\"");
+    xml(f, run->variant);
+    fputs("\">\n<h2>Variant ", f);
+    xml(f, run->variant);
+    fputs("</h2>\n", f);
+    if (run->capture.world_size > 1)
+        fprintf(f, "<p class=\"note\">%d processes (ranks) ran this variant: each has its own host, NVTX and GPU lanes "
+                   "below.</p>\n", run->capture.world_size);
+    int rc = 0;
+    for (int r = 0; r < wb_capture_ranks(&run->capture) && !rc; r++) rc = rank_part(f, ctx, run, r, err);
+    fputs("</section>\n", f);
     return rc;
 }
 

@@ -47,16 +47,16 @@ static uint64_t launched_at(const wb_capture *c, long api, uint64_t start) { ret
 
 static int kernel_in_window(const wb_capture *c, const wb_kernel *k) {
     uint64_t t = launched_at(c, k->api, k->start);
-    return wb_in_profiled_window(c, t, t);
+    return wb_in_profiled_window(c, k->rank, t, t);
 }
 
 static int op_in_window(const wb_capture *c, const wb_gpu_op *o) {
     uint64_t t = launched_at(c, o->api, o->start);
-    return wb_in_profiled_window(c, t, t);
+    return wb_in_profiled_window(c, o->rank, t, t);
 }
 
 static int api_in_window(const wb_capture *c, const wb_api_call *a) {
-    return !a->nested && wb_in_profiled_window(c, a->start, a->start);
+    return !a->nested && wb_in_profiled_window(c, a->rank, a->start, a->start);
 }
 
 static void window_totals(const wb_capture *c, int side, wb_capture_diff *d, pairs *kernels, pairs *api) {
@@ -101,7 +101,7 @@ static size_t range_names(const wb_capture *c, const char **out, size_t cap) {
         long best = -1;
         for (size_t i = 0; i < c->n_ranges; i++) {
             const wb_range *r = &c->ranges[i];
-            if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->start, r->end)) continue;
+            if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;
             int seen = 0;
             for (size_t j = 0; j < n && !seen; j++) seen = !strcmp(out[j], r->name);
             if (!seen && (best < 0 || r->start < c->ranges[best].start)) best = (long)i;
@@ -150,8 +150,7 @@ static int measure_range(const wb_capture *c, const char *name, range_side *s) {
         const wb_occurrence *o = &occ.items[i];
         s->kernels += (double)o->n_kernels;
         s->api += (double)o->n_api;
-        const wb_range *rg = &c->ranges[o->range];
-        if (rg->end != WB_OPEN_END && rg->end > rg->start) s->wall_ns += (double)(rg->end - rg->start);
+        if (o->end > o->start) s->wall_ns += (double)(o->end - o->start);
         for (size_t j = 0; j < o->n_ops; j++) {
             if (c->ops[o->ops[j]].kind == WB_GPU_MEMCPY) s->memcpys += 1;
             else s->memsets += 1;

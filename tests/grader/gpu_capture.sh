@@ -17,19 +17,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 $GRADER verify $WORK/lessons/00_probe || fail "answer key by construction does not hold live"
 
-CUPTI=$(python3 - <<'PY'
-import ctypes, os
-for name in ("libcupti.so.13", "libcupti.so.12", "libcupti.so"):
-    try:
-        ctypes.CDLL(name)
-    except OSError:
-        continue
-    for line in open("/proc/self/maps"):
-        if "libcupti" in line:
-            print(line.split()[-1]); raise SystemExit
-PY
-)
-[ -n "$CUPTI" ] || CUPTI=$(ls /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so* /usr/local/cuda/lib64/libcupti.so* 2>/dev/null | head -1)
+CUPTI=$("$(dirname "$0")"/find_cupti.sh)
 CAPLIB=$(dirname "$GRADER")/../lib/libwb_capture.so
 for mode in fail crash; do
   CUDA_INJECTION64_PATH=$CAPLIB NVTX_INJECTION64_PATH=$CUPTI WB_CAPTURE_OUT=$WORK/$mode.json $PROBE --$mode --steps 2

@@ -440,7 +440,7 @@ Test(time_facts, recordings_keep_calibration_output_and_repeats) {
     snprintf(cal.gpu, sizeof cal.gpu, "Test GPU");
     snprintf(cal.method, sizeof cal.method, "test");
     double gpu[] = {1.5, 2.5}, wall[] = {10, 11};
-    wb_range_times times = {"eager", "step", gpu, wall, 2};
+    wb_range_times times = {.variant = "eager", .range = "step", .gpu_us = gpu, .wall_us = wall, .n = 2};
     wb_repeat rep = {&times, 1};
     wb_recording_extras extras = {&cal, &rep, 1, NULL};
     const char *paths[] = {capture};
