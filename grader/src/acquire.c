@@ -148,10 +148,14 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
 }
 
 /* After a multi-process variant's program exited: its ranks' captures merged into path (exit 3
- * naming the missing ranks). A single process wrote path itself. */
+ * naming the missing ranks). A single process wrote path itself, unless it is a launcher that
+ * always starts its ranks, here one (WB_RANK=0, WB_WORLD_SIZE=1: lesson 06 at world size 1),
+ * whose <path>.rank0 is merged the same way. */
 static int collect_ranks(const wb_lesson *l, const wb_variant *v, const char *binary, const char *path, wb_error *err) {
     int ranks = wb_lesson_world_size(l, v->name);
-    if (ranks <= 1) return 0;
+    char rank0[4200];
+    snprintf(rank0, sizeof rank0, "%s.rank0", path);
+    if (ranks <= 1 && !wb_file_exists(rank0)) return 0;
     char what[4400];
     snprintf(what, sizeof what, "%s (variant %s, world_size %d)", binary, v->name, ranks);
     return wb_rank_captures_merge(path, ranks, what, err);
@@ -248,7 +252,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         runs[i].signal = res.signal;
         runs[i].timed_out = res.timed_out;
         runs[i].output = read_output(log);
-        if (wb_lesson_world_size(l, v->name) > 1 && (rc = collect_ranks(l, v, binary, paths[i], err))) {
+        if ((rc = collect_ranks(l, v, binary, paths[i], err))) {
             /* say how the program ended too: a rank that crashed before writing is usually why */
             size_t used = strlen(err->message);
             snprintf(err->message + used, sizeof err->message - used, ". The program %s; its output is in %s",

@@ -348,6 +348,26 @@ Test(ranks, trace_has_lanes_per_rank) {
     scratch_close(&s);
 }
 
+Test(ranks, one_rank_of_world_size_1) {
+    /* a launcher that always starts its ranks, at world size 1: one rank0 file, merged alone */
+    scratch s;
+    scratch_open(&s);
+    write_rank(s.base, 0, 1);
+    wb_error err = {0};
+    cr_assert_eq(wb_rank_captures_merge(s.base, 1, "wb_ranks", &err), 0, "%s", err.message);
+    wb_capture c;
+    cr_assert_eq(wb_capture_load(s.base, &c, &err), 0, "%s", err.message);
+    cr_assert_eq(c.world_size, 1);
+    cr_assert_eq(c.n_kernels, 3);
+    wb_occurrences o;
+    cr_assert_eq(wb_find_occurrences(&c, "work", &o), 0);
+    cr_assert_eq(o.n, 1);
+    cr_assert_eq(o.items[0].n_kernels, 2);
+    wb_occurrences_free(&o);
+    wb_capture_free(&c);
+    scratch_close(&s);
+}
+
 Test(ranks, missing_rank_is_exit_3_naming_it) {
     scratch s;
     scratch_open(&s);
