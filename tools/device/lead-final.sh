@@ -6,7 +6,11 @@
 #   Usage, from the repository root there: tools/device/lead-final.sh BUILD_DIR
 set -u
 B=${1:-build-dev}
-export LD_LIBRARY_PATH=$PWD/$B/devlibs:${LD_LIBRARY_PATH:-}
+# Lesson 06 loads libnccl.so.2 from python3's nvidia-nccl-cu13 package (too big to carry); NVLink
+# multicast stays off, as the GPU machine requires.
+export NCCL_NVLS_ENABLE=0
+NCCL_DIR=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0])" 2>/dev/null)
+export LD_LIBRARY_PATH=${NCCL_DIR:+$NCCL_DIR/lib:}$PWD/$B/devlibs:${LD_LIBRARY_PATH:-}
 export WB_STATE_DIR=/tmp/wb-state
 R=$OUT/r; mkdir -p $R
 exec > >(tee $R/log.txt) 2>&1
@@ -15,7 +19,7 @@ echo "== all GPU tests"
 ctest --test-dir $B -L gpu --output-on-failure -j1 > $R/ctest-gpu.txt 2>&1; echo "ctest rc=$?"
 grep -E "tests passed|tests failed|\*\*\*|Failed|Timeout" $R/ctest-gpu.txt | tail -30
 echo "== answer keys live, 3 runs each"
-for l in tests/grader/probe/lessons/00_probe lessons/0*; do
+for l in tests/grader/probe/lessons/00_probe tests/grader/ranks/lessons/00_ranks lessons/0*; do
   n=$(basename $l)
   $B/bin/grader verify $l --repeat 3 > $R/verify-$n.txt 2>&1; echo "verify $n rc=$?"
   grep -v "^running" $R/verify-$n.txt | tail -4
