@@ -23,7 +23,8 @@
  *             The source is read only when the copy is valid; zeros are written otherwise.
  *   runtime   cudaMalloc is malloc, copies are memcpy, the stream is the calling thread
  *   cuBLASLt  cublasLtMatmul is a column-major reference GEMM that honours TRANSA/TRANSB, the
- *             layouts' leading dimensions and batch strides, beta and the BIAS epilogue
+ *             layouts' leading dimensions and batch strides, beta with a C apart from D, and the
+ *             BIAS, GELU_AUX(_BIAS) and DGELU epilogues
  */
 #ifndef WB_CUDA_EMU_H
 #define WB_CUDA_EMU_H

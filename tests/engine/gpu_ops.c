@@ -86,6 +86,11 @@ static const prim_case CASES[] = {
                                    {4, {2, 2, 100, 64}, IN_NORMAL, 0}}, 1e-2},
     {"attention on qkv views", f_attention_qkv, 1, {{S3(2, 130, 384), IN_NORMAL, 0}}, 1e-2},
     {"fan-out", f_residual_twice, 1, {{S2(64, 70), IN_NORMAL, 0}}, 0},
+    {"x + x", f_add_self, 1, {{S2(64, 72), IN_NORMAL, 0}}, 0},
+    {"x + linear(x), add in the GEMM", f_linear_residual, 3, {{S3(2, 30, 64), IN_NORMAL, 0}, {S2(64, 64), IN_NORMAL, 0},
+                                                       {S1(64), IN_NORMAL, 0}}, 0},
+    {"two residual blocks, tall", f_residual_chain, 4, {{S3(2, 600, 64), IN_NORMAL, 0}, {S2(64, 64), IN_NORMAL, 0},
+                                                     {S1(64), IN_NORMAL, 0}, {S1(64), IN_NORMAL, 0}}, 0},
     /* sizes that take the 16-byte paths: contiguous multiples of 8 (vec8), rows of 8 behind a
      * permute or a broadcast (rows8), rows held in registers (softmax, layer norm, C % 8 == 0),
      * 8-column vectors over the logits with the padding inside the last one */
@@ -120,7 +125,7 @@ static int64_t numel_of(const in_spec *s) {
 }
 
 typedef struct {
-    double *y, *g[3];
+    double *y, *g[4];
     int64_t ny;
 } result;
 
@@ -130,7 +135,7 @@ static int run(wb_backend *be, wb_dtype dt, const prim_case *c, double **vals, c
     wb_ctx ctx;
     WB_TRY(wb_ctx_init(&ctx, be, dt, 1 << 22));
     ctx.nvtx = 0;
-    wb_tensor *xs[3];
+    wb_tensor *xs[4];
     for (int i = 0; i < c->n; i++) {
         int idx = c->in[i].kind == IN_INDEX;
         xs[i] = wb_new(&ctx, idx ? WB_I32 : dt, c->in[i].ndim, c->in[i].shape, !idx);
@@ -176,6 +181,29 @@ static double rel(const double *out, const double *ref, int64_t n) {
 
 static double round_bf16(double v) { return wb_bf16_to_f32(wb_f32_to_bf16((float)v)); }
 
+/* be->norm_sq over n bf16 values starting `off` elements into an allocation, against a float64 sum
+ * of the same rounded values (relative 1e-5: f32 accumulation of a few thousand squares) */
+static int check_norm_sq(wb_backend *gpu, int64_t n, int off) {
+    uint16_t *h = malloc((size_t)(n + off) * sizeof *h);
+    wb_rng rng;
+    wb_rng_seed(&rng, 77);
+    double ref = 0;
+    for (int64_t i = 0; i < n + off; i++) {
+        h[i] = wb_f32_to_bf16((float)wb_rng_normal(&rng));
+        double v = wb_bf16_to_f32(h[i]);
+        if (i >= off) ref += v * v;
+    }
+    void *d = NULL, *out = NULL;
+    float got = NAN;
+    int ok = gpu->alloc(gpu, &d, (size_t)(n + off) * 2) == WB_OK && gpu->alloc(gpu, &out, 8) == WB_OK &&
+             gpu->to_device(gpu, d, h, (size_t)(n + off) * 2) == WB_OK &&
+             gpu->norm_sq(gpu, out, (uint16_t *)d + off, n, WB_BF16) == WB_OK && gpu->to_host(gpu, &got, out, 4) == WB_OK;
+    if (d) gpu->free(gpu, d);
+    if (out) gpu->free(gpu, out);
+    free(h);
+    return ok && fabs(got - ref) <= 1e-5 * ref;
+}
+
 int main(void) {
     wb_backend *cpu = NULL, *gpu = NULL;
     if (wb_backend_cpu_create(&cpu) != WB_OK) return 1;
@@ -192,7 +220,7 @@ int main(void) {
         for (int di = 0; di < 2; di++) {
             wb_rng rng;
             wb_rng_seed(&rng, 1000 + ci);
-            double *vals[3];
+            double *vals[4]; /* a case has up to 4 inputs (in[4]) */
             for (int i = 0; i < c->n; i++) {
                 int64_t m = numel_of(&c->in[i]);
                 vals[i] = malloc((size_t)m * sizeof(double));
@@ -228,6 +256,12 @@ int main(void) {
             for (int i = 0; i < c->n; i++) free(vals[i]), free(ref.g[i]), free(got.g[i]);
             free(r), free(probe.y), free(ref.y), free(got.y);
         }
+    }
+    for (int off = 0; off < 2; off++) { /* the squared gradient norm: 16-byte loads and the tail, then unaligned */
+        int ok = check_norm_sq(gpu, 8 * 1000 + 5, off);
+        printf("%-24s %-5s sum of squares vs float64 %s\n", off ? "norm_sq, unaligned" : "norm_sq, vec8 + tail", "bf16",
+               ok ? "PASS" : "FAIL");
+        ok ? passed++ : failed++;
     }
     printf("%d passed, %d failed\n", passed, failed);
     gpu->destroy(gpu);

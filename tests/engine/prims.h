@@ -80,6 +80,20 @@ static inline wb_tensor *f_dropout(wb_ctx *c, wb_tensor **x) { return wb_dropout
 static inline wb_tensor *f_residual_twice(wb_ctx *c, wb_tensor **x) { /* fan-out: x used by three consumers */
     return wb_add(c, x[0], wb_mul(c, wb_gelu(c, x[0]), x[0]));
 }
+/* The residual adds' gradient aliases (engine.h): x + x (the second input must not add into the
+ * memory the first one took over); x + linear(x) with the add in the GEMM (x's alias, then its
+ * input-gradient GEMM, which must not write the memory it reads g from); two blocks chained as the
+ * model does, so that the stream's gradient is one memory written by both layer norms. x[1] (C, C),
+ * x[2] and x[3] (C) serve as the linear layers' and the layer norms' parameters alike. */
+static inline wb_tensor *f_add_self(wb_ctx *c, wb_tensor **x) { return wb_add(c, x[0], x[0]); }
+static inline wb_tensor *f_linear_residual(wb_ctx *c, wb_tensor **x) {
+    return wb_linear_residual(c, x[0], x[1], x[2], x[0]);
+}
+static inline wb_tensor *f_residual_chain(wb_ctx *c, wb_tensor **x) {
+    wb_tensor *h = wb_linear_residual(c, wb_layernorm(c, x[0], x[2], x[3], 1e-5), x[1], x[3], x[0]);
+    wb_tensor *u = wb_linear(c, wb_gelu(c, wb_layernorm(c, h, x[3], x[2], 1e-5)), x[1], x[2]);
+    return wb_add(c, h, u);
+}
 
 /* fused attention on views of one (B, T, 3*H*D) tensor, as the model calls it: the gradients
  * land in qkv's gradient through strided views. H = 2, D = x[0]'s last dim / 6. */

@@ -218,3 +218,10 @@ Test(gradcheck, dropout_and_fanout) {
     CHECK("dropout", f_dropout, {S2(4, 6), IN_NORMAL, 0});
     CHECK("fan-out", f_residual_twice, {S2(3, 4), IN_NORMAL, 0});
 }
+
+Test(gradcheck, residual_aliases) {
+    CHECK("x + x", f_add_self, {S2(3, 4), IN_NORMAL, 0});
+    CHECK("x + linear(x)", f_linear_residual, {S3(2, 3, 4), IN_NORMAL, 0}, {S2(4, 4), IN_NORMAL, 0}, {S1(4), IN_NORMAL, 0});
+    CHECK("two residual blocks", f_residual_chain, {S3(2, 3, 6), IN_NORMAL, 0}, {S2(6, 6), IN_NORMAL, 0},
+          {S1(6), IN_NORMAL, 0}, {S1(6), IN_NORMAL, 0});
+}

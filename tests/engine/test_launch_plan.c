@@ -86,6 +86,12 @@ static int c_gemm_dgelu(wb_backend *be, const wb_tensor *o, const wb_tensor *a, 
     WB_TRY(real.gemm(be, o, a, b, NULL, 1.0, 0));
     return real.unary_backward(be, WB_OP_GELU, o, o, pre, o, 0);
 }
+static int c_gemm_add(wb_backend *be, const wb_tensor *o, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
+                      const wb_tensor *c) {
+    count(wb_cuda_gemm_add_kernels(o, bias, c), 1, 0, 0);
+    WB_TRY(real.gemm(be, o, a, b, bias, 1.0, 0));
+    return real.binary(be, WB_OP_ADD, o, o, c, 0);
+}
 static int c_softmax(wb_backend *be, const wb_tensor *o, const wb_tensor *i, double s, int c) {
     count(1, 0, 0, 0);
     return real.softmax(be, o, i, s, c);
@@ -156,6 +162,7 @@ static wb_backend *counting_backend(void) {
     be->cross_entropy_backward = c_cross_entropy_backward, be->norm_sq = c_norm_sq, be->adamw = c_adamw;
     be->attention = c_attention, be->attention_backward = c_attention_backward;
     be->gemm_gelu = c_gemm_gelu, be->gemm_dgelu = c_gemm_dgelu; /* the CUDA backend has them; the CPU's not */
+    be->gemm_add = c_gemm_add;
     return be;
 }
 
@@ -219,21 +226,22 @@ static void expect(const char *name, int kernels, int gemms, int memsets, int me
 
 Test(launch_plan, fused_ops) {
     run_step(GPT2_OPS_FUSED, 2, 0);
-    expect("attn", 11, 4, 0, 0);      /* LN, qkv, 3 head copies, QK^T, softmax_causal, AV, merge copy, proj, add */
-    expect("mlp", 4, 2, 0, 0);        /* LN, fc with GELU in its epilogue, fcproj, add */
-    expect("layer", 15, 6, 0, 0);
-    expect("mlp_bwd", 10, 4, 0, 0);   /* add: 2; fcproj, fc: 2 GEMMs + bias sum each (GELU's pullback in fcproj's
-                                         input-gradient GEMM); LN: 2 */
-    expect("attn_bwd", 19, 8, 2, 0);  /* add 2; proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 2;
+    expect("attn", 10, 4, 0, 0);      /* LN, qkv, 3 head copies, QK^T, softmax_causal, AV, merge copy, proj with the
+                                         residual add in its epilogue */
+    expect("mlp", 3, 2, 0, 0);        /* LN, fc with GELU in its epilogue, fcproj with the residual add */
+    expect("layer", 13, 6, 0, 0);
+    expect("mlp_bwd", 8, 4, 0, 0);    /* the residual's gradient: an alias, nothing; fcproj, fc: 2 GEMMs + bias sum
+                                         each (GELU's pullback in fcproj's input-gradient GEMM); LN: 2 */
+    expect("attn_bwd", 17, 8, 2, 0);  /* proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 2;
                                          memsets: the scores' gradient (the softmax pullback skips the masked
                                          half) and qkv's (three head copies each write a third) */
-    expect("layer_bwd", 29, 12, 2, 0);
-    expect("forward", 36, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2) */
-    expect("backward", 67, 26, 5, 0); /* fill dloss = 1, ...; memsets: 2 a layer, and the final layer norm's
+    expect("layer_bwd", 25, 12, 2, 0);
+    expect("forward", 32, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2) */
+    expect("backward", 58, 26, 5, 0); /* fill dloss = 1, ...; memsets: 2 a layer, and the final layer norm's
                                          input gradient (its pullback adds); every other gradient is
-                                         stored by its first writer (engine.h) */
+                                         stored by its first writer or aliased (engine.h) */
     expect("optimizer", 3, 0, 0, 0);  /* norm (2 kernels), AdamW */
-    expect("step", 106, 39, 6, 2);    /* + memset of the parameter gradients, 2 uploads */
+    expect("step", 93, 39, 6, 2);     /* + memset of the parameter gradients, 2 uploads */
 }
 
 Test(launch_plan, primitive_ops) {
@@ -241,17 +249,17 @@ Test(launch_plan, primitive_ops) {
     expect("attn", 23, 4, 0, 0);      /* LN from 9 primitives, bias adds, scale + mask + softmax */
     expect("mlp", 15, 2, 0, 0);
     expect("forward", 91, 13, 0, 0);  /* + the eps constant (a fill kernel), LN_f from 9 primitives */
-    expect("mlp_bwd", 27, 4, 0, 0);
-    expect("attn_bwd", 37, 8, 2, 0);
-    expect("backward", 151, 26, 4, 0); /* 2 a layer; the final layer norm is primitives, which store */
+    expect("mlp_bwd", 21, 4, 0, 0);   /* the adds whose first input takes the output's gradient: no kernel for it */
+    expect("attn_bwd", 31, 8, 2, 0);
+    expect("backward", 123, 26, 4, 0); /* 2 a layer; the final layer norm is primitives, which store */
 }
 
 /* --attn flash with one head of 64 (the CUDA kernels' head size): q, k, v are read in place from
  * qkv and the output lands in (B, T, C) order, so no copies at all */
 Test(launch_plan, flash_attention) {
     run_step(GPT2_OPS_FUSED, 1, 1);
-    expect("attn", 5, 2, 0, 0);       /* LN, qkv, flash, proj, add */
-    expect("attn_bwd", 13, 4, 2, 0);  /* add 2; proj 2+1; flash 3 (+ memsets of qkv's gradient and dq's buffer); qkv 2+1; LN 2 */
-    expect("mlp", 4, 2, 0, 0);
-    expect("backward", 55, 18, 5, 0); /* 2 a layer, the final layer norm's input gradient */
+    expect("attn", 4, 2, 0, 0);       /* LN, qkv, flash, proj (+ residual) */
+    expect("attn_bwd", 11, 4, 2, 0);  /* proj 2+1; flash 3 (+ memsets of qkv's gradient and dq's buffer); qkv 2+1; LN 2 */
+    expect("mlp", 3, 2, 0, 0);
+    expect("backward", 46, 18, 5, 0); /* 2 a layer, the final layer norm's input gradient */
 }

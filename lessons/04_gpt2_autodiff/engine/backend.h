@@ -104,6 +104,12 @@ struct wb_backend {
                      const wb_tensor *b, const wb_tensor *bias);
     int (*gemm_dgelu)(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
                       const wb_tensor *pre);
+    /* An element-wise add folded into a GEMM (NULL where the backend has none: the engine then
+     * runs the GEMM and an add kernel). 2-D.
+     * gemm_add:   out = a @ b + bias + c, c (M, N) contiguous like out: a residual stream's add
+     *             in the epilogue of the GEMM whose output it adds (bias (N) or NULL) */
+    int (*gemm_add)(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b,
+                    const wb_tensor *bias, const wb_tensor *c);
 
     /* ---- fused row ops (contiguous rows, reduced along the last dim) ---- */
     /* out = softmax(scale * in) along the last dim, causal: masked as causal_mask. */

@@ -25,7 +25,8 @@
  * read of old values) and later ones accumulate; a first write that covers only part of it (one
  * head of qkv) zeroes that allocation first. A pullback whose output gradient was never written
  * is skipped: that gradient is zero. At 124M this replaces a 7 GB memset and the reads of zeros
- * by every first accumulation.
+ * by every first accumulation. An add's pullback passes its gradient on by aliasing (wb_grad_buf):
+ * the residual stream's gradient is one memory through all layers, as in llm.c.
  *
  * Errors are sticky: a primitive that fails prints why, sets ctx->status, and returns NULL; every
  * later primitive given a NULL or called on a failed context returns NULL at once. Check the
@@ -78,11 +79,19 @@ typedef struct {
     const wb_tensor *out;      /* its output: skipped while the output's gradient is unwritten */
 } wb_pullback;
 
-/* One gradient allocation of the gradient arena, and whether backward has written it yet. */
+/* One gradient allocation of the gradient arena, and whether backward has written it yet.
+ * Aliases: an add's pullback lets an input's unwritten gradient live in the output's gradient
+ * memory instead of copying it there (wb_grad_alias); every buffer sharing one memory is on one
+ * ring. A shared memory may only change while at most one of its buffers is live (written and
+ * not yet read by its producer's pullback); a write that would break that gives the writer its
+ * own copy first (one copy kernel; never in GPT-2, whose residual stream then needs no copies). */
 typedef struct wb_grad_buf {
-    void *base;
+    void *base;                /* the allocation */
+    void *data;                /* where the gradient lives now: base, or another buffer's memory */
     size_t bytes;
     int written;
+    int consumed;              /* its producer's pullback has run: nothing reads it any more */
+    struct wb_grad_buf *ring;  /* the next buffer sharing this memory (itself when none) */
     struct wb_grad_buf *next;  /* every allocation of this step, newest first */
     /* the output of wb_linear_gelu: its pre-activation, and whether the GEMM that wrote this
      * gradient already applied GELU's pullback (the buffer then holds the pre-activation's) */
@@ -154,6 +163,14 @@ void wb_range_pop(wb_ctx *ctx);
  * x's whole gradient allocation and `whole` says the call writes every element of x, else 1
  * (accumulate; a first partial write zeroes the allocation first). Parameters always accumulate. */
 int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc);
+/* Where x's gradient is now: x->grad, moved into the memory of the buffer it aliases. */
+void *wb_grad_ptr(const wb_tensor *x);
+/* If x's gradient is unwritten, covers its allocation and has y's shape, strides and dtype (y's
+ * gradient covering its own), x's gradient becomes y's memory: *aliased = 1, nothing launched. */
+int wb_grad_alias(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *y, int *aliased);
+/* x's gradient is about to change in place: if its memory is shared with another live gradient,
+ * x gets its own copy first (wb_grad_write does this for every write it is asked about). */
+int wb_grad_own(wb_ctx *ctx, const wb_tensor *x);
 
 /* Runs the tape in reverse. loss must be a scalar produced with gradients enabled. */
 int wb_backward(wb_ctx *ctx, wb_tensor *loss);
@@ -198,6 +215,10 @@ wb_tensor *wb_mm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
 wb_tensor *wb_bmm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b);
 /* fused: x (..., K) @ w^T + bias, w (N, K) as nn.Linear stores it, bias (N) or NULL */
 wb_tensor *wb_linear(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias);
+/* res + linear(x, w, bias), res (..., N) of the output's shape: a residual stream's add in the
+ * GEMM's epilogue where the backend has one (gemm_add); the pullback passes the output's gradient
+ * on to res by aliasing, as wb_add's does */
+wb_tensor *wb_linear_residual(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias, wb_tensor *res);
 /* gelu(linear(x, w, bias)), the GELU in the GEMM's epilogue where the backend has one; its
  * pullback folds into the GEMM of the layer that consumes the result (one consumer only). */
 wb_tensor *wb_linear_gelu(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias);

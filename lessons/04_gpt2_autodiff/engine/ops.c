@@ -6,10 +6,11 @@
  *
  * What a pullback launches, which is what a learner predicts from a trace:
  *   views (split, permute, reshape that can view, contiguous of a contiguous tensor): nothing
- *   add, sub: one reduction kernel per input that needs a gradient (sum_into; without
- *             broadcasting it is a plain accumulate)
+ *   add, sub: one reduction kernel per input that needs a gradient (sum_into), except an input
+ *             of the output's layout whose gradient is not written yet: it takes the output's
+ *             gradient memory (an alias, no kernel; sub's second input is negated, so not it)
  *   mul, div: one kernel per input without broadcasting, two with (product, then reduction)
- *   mm, bmm, linear: one GEMM per input that needs a gradient (+ a bias reduction for linear)
+ *   mm, bmm, linear: ops_matmul.c
  *   softmax, layer norm, cross-entropy, causal mask, dropout, unary ops: one kernel each
  */
 #include <math.h>
@@ -17,15 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
-#include "wb_check.h"
+#include "ops_internal.h"
 
-#define BE (ctx->be)
-
-/* ---------------------------------------------------------------------------------------------
- * helpers
- * ------------------------------------------------------------------------------------------ */
-static void *fail(wb_ctx *ctx, const char *fmt, ...) {
+void *wb_op_fail(wb_ctx *ctx, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "engine: ");
@@ -36,113 +31,18 @@ static void *fail(wb_ctx *ctx, const char *fmt, ...) {
     return NULL;
 }
 
-/* A failed context or a NULL input (an earlier failure) makes every primitive return NULL. */
-#define NEED(...)                                                                                  \
-    do {                                                                                           \
-        const wb_tensor *need_[] = {__VA_ARGS__};                                                  \
-        if (ctx->status != WB_OK) return NULL;                                                     \
-        for (size_t i_ = 0; i_ < sizeof need_ / sizeof need_[0]; i_++)                             \
-            if (!need_[i_]) return fail(ctx, "%s: input %zu is NULL", __func__, i_);               \
-    } while (0)
-
-/* A kernel call inside a forward function. */
-#define KCALL(expr)                                                                                \
-    do {                                                                                           \
-        if ((expr) != WB_OK) return fail(ctx, "%s: %s failed", __func__, #expr);                   \
-    } while (0)
-
-static void *save(wb_ctx *ctx, size_t bytes) {
-    void *p = wb_arena_alloc(&ctx->host, bytes);
-    if (!p) fail(ctx, "out of host arena memory");
-    return p;
-}
-
-/* Records (fn, saved) when the output carries a gradient; fn NULL marks a view. */
-static wb_tensor *finish(wb_ctx *ctx, wb_tensor *y, wb_pullback_fn fn, void *saved, const char *name) {
-    if (ctx->status != WB_OK) return NULL;
-    if (y->grad && ctx->grad_enabled) {
-        wb_pullback pb = {fn, saved, name, y};
-        if (wb_tape_record(ctx, pb) != WB_OK) return NULL;
-    }
-    return y;
-}
-
-/* The gradient of t as a tensor value: same layout, over t->grad. */
-static wb_tensor gview(const wb_tensor *t) {
-    wb_tensor g = *t;
-    g.data = t->grad;
-    g.grad = NULL;
-    return g;
-}
-
-/* A view header over a's memory (and a's gradient memory) at element offset `off`. */
-static wb_tensor *view_of(wb_ctx *ctx, const wb_tensor *a, int64_t off, int ndim, const int64_t *shape,
-                          const int64_t *stride) {
-    wb_tensor *t = save(ctx, sizeof *t);
-    if (!t) return NULL;
-    *t = *a;
-    size_t es = wb_dtype_size(a->dtype);
-    t->data = (char *)a->data + off * (int64_t)es;
-    t->grad = a->grad ? (char *)a->grad + off * (int64_t)es : NULL;
-    t->ndim = ndim;
-    for (int i = 0; i < WB_MAX_DIMS; i++) {
-        t->shape[i] = i < ndim ? shape[i] : 1;
-        t->stride[i] = i < ndim ? stride[i] : 0;
-    }
-    return t;
-}
-
-/* A transposed header of the last two dims (for GEMM operands inside the engine; not recorded). */
-static wb_tensor transposed(const wb_tensor *t) {
-    wb_tensor r = *t;
-    int n = t->ndim;
-    r.shape[n - 1] = t->shape[n - 2], r.shape[n - 2] = t->shape[n - 1];
-    r.stride[n - 1] = t->stride[n - 2], r.stride[n - 2] = t->stride[n - 1];
-    return r;
-}
-
-static wb_tensor *temp_like(wb_ctx *ctx, const wb_tensor *t) {
-    return wb_new(ctx, t->dtype, t->ndim, t->shape, 0);
-}
-
-/* x's gradient seen with nd dims (size-1 dims prepended), ready for sum_into's reduction. */
-static wb_tensor grad_as_ndim(const wb_tensor *x, int nd) {
-    wb_tensor g = gview(x);
-    int shift = nd - x->ndim;
-    for (int i = nd - 1; i >= 0; i--) {
-        int j = i - shift;
-        g.shape[i] = j >= 0 ? x->shape[j] : 1;
-        g.stride[i] = j >= 0 ? x->stride[j] : 0;
-    }
-    g.ndim = nd;
-    return g;
-}
-
-/* ACC(acc, x, whole): int acc = how this pullback writes x's gradient: 0 stores, 1 accumulates
- * (wb_grad_write, engine.h; whole: the call writes every element of x's gradient) */
-#define ACC(acc, x, whole)                                                                         \
-    int acc;                                                                                       \
-    WB_TRY(wb_grad_write(ctx, (x), (whole), &acc))
-
-/* x.grad (+)= scale * (g summed over the dims that x was broadcast along) */
-static int accum_grad(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *g, double scale) {
-    wb_tensor gx = grad_as_ndim(x, g->ndim);
-    ACC(acc, x, 1);
-    return BE->sum_into(BE, &gx, g, scale, acc);
-}
-
 /* x.grad += reduce(g op other): one kernel when x was not broadcast, else product + reduction */
 static int accum_product(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *g, const wb_tensor *other,
                          wb_binop op) {
     if (wb_same_shape(x, g)) {
-        wb_tensor gx = gview(x);
         ACC(acc, x, 1);
+        wb_tensor gx = gview(x);
         return BE->binary(BE, op, &gx, g, other, acc);
     }
     wb_tensor *tmp = temp_like(ctx, g);
     if (!tmp) return WB_FAIL;
     WB_TRY(BE->binary(BE, op, tmp, g, other, 0));
-    return accum_grad(ctx, x, tmp, 1.0);
+    return accum_grad(ctx, x, NULL, tmp, 1.0);
 }
 
 static int norm_axis(int axis, int ndim) { return axis < 0 ? axis + ndim : axis; }
@@ -164,8 +64,8 @@ static int pb_binary(wb_ctx *ctx, void *p) {
     switch (s->op) {
     case WB_OP_ADD:
     case WB_OP_SUB:
-        if (a->grad) WB_TRY(accum_grad(ctx, a, &g, 1.0));
-        if (b->grad) WB_TRY(accum_grad(ctx, b, &g, s->op == WB_OP_ADD ? 1.0 : -1.0));
+        if (a->grad) WB_TRY(accum_grad(ctx, a, y, &g, 1.0));
+        if (b->grad) WB_TRY(accum_grad(ctx, b, y, &g, s->op == WB_OP_ADD ? 1.0 : -1.0));
         break;
     case WB_OP_MUL:
         if (a->grad) WB_TRY(accum_product(ctx, a, &g, &bb, WB_OP_MUL));
@@ -179,7 +79,7 @@ static int pb_binary(wb_ctx *ctx, void *p) {
             if (!tmp) return WB_FAIL;
             WB_TRY(BE->binary(BE, WB_OP_MUL, tmp, &g, y, 0));
             WB_TRY(BE->binary(BE, WB_OP_DIV, tmp, tmp, &bb, 0));
-            WB_TRY(accum_grad(ctx, b, tmp, -1.0));
+            WB_TRY(accum_grad(ctx, b, NULL, tmp, -1.0));
         }
         break;
     }
@@ -189,12 +89,12 @@ static int pb_binary(wb_ctx *ctx, void *p) {
 static wb_tensor *binary(wb_ctx *ctx, wb_binop op, wb_tensor *a, wb_tensor *b, const char *name) {
     NEED(a, b);
     if (a->dtype != b->dtype)
-        return fail(ctx, "%s: dtypes differ (%s, %s)", name, wb_dtype_name(a->dtype), wb_dtype_name(b->dtype));
+        return wb_op_fail(ctx, "%s: dtypes differ (%s, %s)", name, wb_dtype_name(a->dtype), wb_dtype_name(b->dtype));
     int nd;
     int64_t shape[WB_MAX_DIMS];
     char sa[64], sb[64];
     if (wb_broadcast_shape(a, b, &nd, shape) != 0)
-        return fail(ctx, "%s: shapes %s and %s do not broadcast", name, wb_shape_str(a, sa, 64),
+        return wb_op_fail(ctx, "%s: shapes %s and %s do not broadcast", name, wb_shape_str(a, sa, 64),
                     wb_shape_str(b, sb, 64));
     wb_tensor *y = wb_new(ctx, a->dtype, nd, shape, a->grad || b->grad);
     if (!y) return NULL;
@@ -224,8 +124,8 @@ typedef struct {
 
 static int pb_unary(wb_ctx *ctx, void *p) {
     unary_saved *s = p;
-    wb_tensor g = gview(s->y), ga = gview(s->a);
     ACC(acc, s->a, 1);
+    wb_tensor g = gview(s->y), ga = gview(s->a);
     if (s->op == WB_OP_IDENTITY) return BE->unary(BE, WB_OP_IDENTITY, s->alpha, &ga, &g, acc);
     return BE->unary_backward(BE, s->op, &ga, &g, s->a, s->y, acc);
 }
@@ -258,16 +158,16 @@ typedef struct {
 
 static int pb_reduce(wb_ctx *ctx, void *p) {
     reduce_saved *s = p;
+    ACC(acc, s->a, 1);
     wb_tensor gy = gview(s->y), gb, ga = gview(s->a);
     wb_broadcast_to(&gy, s->a->ndim, s->a->shape, &gb);
-    ACC(acc, s->a, 1);
     return BE->unary(BE, WB_OP_IDENTITY, s->scale, &ga, &gb, acc);
 }
 
 static wb_tensor *reduce(wb_ctx *ctx, wb_tensor *a, int axis, int mean, const char *name) {
     NEED(a);
     axis = norm_axis(axis, a->ndim);
-    if (axis < 0 || axis >= a->ndim) return fail(ctx, "%s: axis out of range", name);
+    if (axis < 0 || axis >= a->ndim) return wb_op_fail(ctx, "%s: axis out of range", name);
     int64_t shape[WB_MAX_DIMS];
     memcpy(shape, a->shape, sizeof shape);
     shape[axis] = 1;
@@ -293,7 +193,7 @@ int wb_split(wb_ctx *ctx, wb_tensor *a, int axis, int n, const int64_t *sizes, w
     int64_t total = 0;
     for (int i = 0; i < n; i++) total += sizes[i];
     if (axis < 0 || axis >= a->ndim || total != a->shape[axis]) {
-        fail(ctx, "split: sizes do not add up to dim %d", axis);
+        wb_op_fail(ctx, "split: sizes do not add up to dim %d", axis);
         return WB_FAIL;
     }
     int64_t off = 0;
@@ -319,7 +219,7 @@ wb_tensor *wb_permute(wb_ctx *ctx, wb_tensor *a, const int *perm) {
     int seen = 0;
     for (int i = 0; i < a->ndim; i++) {
         int p = perm[i];
-        if (p < 0 || p >= a->ndim || (seen & (1 << p))) return fail(ctx, "permute: not a permutation");
+        if (p < 0 || p >= a->ndim || (seen & (1 << p))) return wb_op_fail(ctx, "permute: not a permutation");
         seen |= 1 << p;
         shape[i] = a->shape[p];
         stride[i] = a->stride[p];
@@ -334,7 +234,7 @@ wb_tensor *wb_transpose(wb_ctx *ctx, wb_tensor *a, int d0, int d1) {
     int perm[WB_MAX_DIMS];
     for (int i = 0; i < a->ndim; i++) perm[i] = i;
     d0 = norm_axis(d0, a->ndim), d1 = norm_axis(d1, a->ndim);
-    if (d0 < 0 || d1 < 0 || d0 >= a->ndim || d1 >= a->ndim) return fail(ctx, "transpose: bad axes");
+    if (d0 < 0 || d1 < 0 || d0 >= a->ndim || d1 >= a->ndim) return wb_op_fail(ctx, "transpose: bad axes");
     perm[d0] = d1, perm[d1] = d0;
     return wb_permute(ctx, a, perm);
 }
@@ -345,8 +245,8 @@ typedef struct {
 
 static int pb_contiguous(wb_ctx *ctx, void *p) {
     copy_saved *s = p;
-    wb_tensor g = gview(s->y), ga = gview(s->a);
     ACC(acc, s->a, 1);
+    wb_tensor g = gview(s->y), ga = gview(s->a);
     return BE->unary(BE, WB_OP_IDENTITY, 1.0, &ga, &g, acc);
 }
 
@@ -366,7 +266,7 @@ wb_tensor *wb_reshape(wb_ctx *ctx, wb_tensor *a, int ndim, const int64_t *shape)
     NEED(a);
     int64_t n = 1, stride[WB_MAX_DIMS];
     for (int i = 0; i < ndim; i++) n *= shape[i];
-    if (ndim > WB_MAX_DIMS || n != wb_numel(a)) return fail(ctx, "reshape: element counts differ");
+    if (ndim > WB_MAX_DIMS || n != wb_numel(a)) return wb_op_fail(ctx, "reshape: element counts differ");
     if (wb_view_strides(a, ndim, shape, stride) != 0) {
         /* Not expressible as a view (e.g. merging B and heads after a permute): copy first. */
         a = wb_contiguous(ctx, a);
@@ -379,170 +279,6 @@ wb_tensor *wb_reshape(wb_ctx *ctx, wb_tensor *a, int ndim, const int64_t *shape)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * matrix products
- * ------------------------------------------------------------------------------------------ */
-/* cuBLAS wants unit stride in one of the last two dims and a leading dimension that covers it. */
-static int matrix_layout_ok(const wb_tensor *t) {
-    int n = t->ndim;
-    int64_t r = t->shape[n - 2], c = t->shape[n - 1], s0 = t->stride[n - 2], s1 = t->stride[n - 1];
-    if (s1 == 1 && s0 >= c && s0 > 0) return 1;
-    if (s0 == 1 && s1 >= r && s1 > 0) return 1;
-    return 0;
-}
-
-static wb_tensor *as_matrix(wb_ctx *ctx, wb_tensor *t) {
-    if (!t) return NULL;
-    return matrix_layout_ok(t) ? t : wb_contiguous(ctx, t);
-}
-
-typedef struct {
-    wb_tensor *a, *b, *bias, *y; /* a (.., M, K), b (.., K, N) (or w (N, K) for linear), y (.., M, N) */
-    int b_is_weight;             /* linear: b holds w (N, K) and the product used w^T */
-} mm_saved;
-
-static int pb_mm(wb_ctx *ctx, void *p) {
-    mm_saved *s = p;
-    wb_tensor g = gview(s->y);
-    /* b_used: the (K, N) operand of the forward product. */
-    wb_tensor b_used = s->b_is_weight ? transposed(s->b) : *s->b;
-    if (s->a->grad) { /* da (M, K) (+)= g (M, N) @ b_used^T (N, K) */
-        wb_tensor ga = gview(s->a), bt = transposed(&b_used);
-        ACC(acc, s->a, 1);
-        wb_grad_buf *gb = s->a->gbuf;
-        if (!acc && gb && gb->gelu_pre && BE->gemm_dgelu) { /* a = gelu(pre): write pre's gradient */
-            WB_TRY(BE->gemm_dgelu(BE, &ga, &g, &bt, gb->gelu_pre));
-            gb->gelu_folded = 1;
-        } else {
-            WB_TRY(BE->gemm(BE, &ga, &g, &bt, NULL, 1.0, acc));
-        }
-    }
-    if (s->b->grad) {
-        if (s->b_is_weight) { /* dw (N, K) (+)= g^T (N, M) @ a (M, K) */
-            wb_tensor gw = gview(s->b), gt = transposed(&g);
-            ACC(acc, s->b, 1);
-            WB_TRY(BE->gemm(BE, &gw, &gt, s->a, NULL, 1.0, acc));
-        } else { /* db (K, N) (+)= a^T (K, M) @ g (M, N) */
-            wb_tensor gb = gview(s->b), at = transposed(s->a);
-            ACC(acc, s->b, 1);
-            WB_TRY(BE->gemm(BE, &gb, &at, &g, NULL, 1.0, acc));
-        }
-    }
-    if (s->bias && s->bias->grad) { /* dbias (N) (+)= sum of g's rows */
-        wb_tensor gbias = grad_as_ndim(s->bias, 2);
-        ACC(acc, s->bias, 1);
-        WB_TRY(BE->sum_into(BE, &gbias, &g, 1.0, acc));
-    }
-    return WB_OK;
-}
-
-/* y (M, N) = a2 (M, K) @ (b or w^T) + bias, then viewed back to (lead..., N). */
-static wb_tensor *matmul2d(wb_ctx *ctx, wb_tensor *a, wb_tensor *b, wb_tensor *bias, int b_is_weight,
-                           const char *name) {
-    int64_t K = a->shape[a->ndim - 1];
-    int64_t N = b_is_weight ? b->shape[0] : b->shape[1];
-    int64_t kb = b_is_weight ? b->shape[1] : b->shape[0];
-    if (b->ndim != 2 || kb != K) return fail(ctx, "%s: inner dimensions differ (%lld, %lld)", name, (long long)K, (long long)kb);
-    if (bias && (bias->ndim != 1 || bias->shape[0] != N)) return fail(ctx, "%s: bias must be (%lld)", name, (long long)N);
-    int64_t M = wb_numel(a) / (K ? K : 1);
-    int64_t shape2[2] = {M, K};
-    wb_tensor *a2 = as_matrix(ctx, wb_reshape(ctx, a, 2, shape2));
-    wb_tensor *b2 = as_matrix(ctx, b);
-    if (!a2 || !b2) return NULL;
-    if (a->dtype != b->dtype) return fail(ctx, "%s: dtypes differ", name);
-    int64_t yshape[2] = {M, N};
-    wb_tensor *y = wb_new(ctx, a->dtype, 2, yshape, a2->grad || b2->grad || (bias && bias->grad));
-    if (!y) return NULL;
-    wb_tensor bt = b_is_weight ? transposed(b2) : *b2;
-    KCALL(BE->gemm(BE, y, a2, &bt, bias, 1.0, 0));
-    mm_saved *s = save(ctx, sizeof *s);
-    if (!s) return NULL;
-    *s = (mm_saved){a2, b2, bias, y, b_is_weight};
-    y = finish(ctx, y, pb_mm, s, name);
-    if (!y || a->ndim == 2) return y;
-    int64_t out_shape[WB_MAX_DIMS];
-    memcpy(out_shape, a->shape, sizeof out_shape);
-    out_shape[a->ndim - 1] = N;
-    return wb_reshape(ctx, y, a->ndim, out_shape);
-}
-
-wb_tensor *wb_mm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b) {
-    NEED(a, b);
-    if (a->ndim < 2 || b->ndim != 2) return fail(ctx, "mm: wants (..., K) @ (K, N)");
-    return matmul2d(ctx, a, b, NULL, 0, "mm");
-}
-
-wb_tensor *wb_linear(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias) {
-    NEED(x, w);
-    if (x->ndim < 2 || w->ndim != 2) return fail(ctx, "linear: wants x (..., K), w (N, K)");
-    return matmul2d(ctx, x, w, bias, 1, "linear");
-}
-
-/* linear + GELU: pre = x w^T + bias is kept for the pullback; y = gelu(pre). y's gradient either
- * arrives already multiplied by gelu'(pre) (its consumer's GEMM folded that in: gemm_dgelu), or is
- * turned into pre's gradient here, in place. Then the linear pullback as pb_mm's, from pre's
- * gradient: dw += dpre^T x, dbias += column sums of dpre, dx (+)= dpre w. */
-typedef struct {
-    wb_tensor *x2, *w, *bias, *pre, *y;
-} linear_gelu_saved;
-
-static int pb_linear_gelu(wb_ctx *ctx, void *p) {
-    linear_gelu_saved *s = p;
-    wb_tensor dpre = gview(s->y); /* y's gradient memory, turned into pre's gradient */
-    if (!s->y->gbuf->gelu_folded) WB_TRY(BE->unary_backward(BE, WB_OP_GELU, &dpre, &dpre, s->pre, s->y, 0));
-    mm_saved mm = {s->x2, s->w, s->bias, s->y, 1}; /* pb_mm reads gview(y): now pre's gradient */
-    return pb_mm(ctx, &mm);
-}
-
-wb_tensor *wb_linear_gelu(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *bias) {
-    NEED(x, w);
-    if (x->ndim < 2 || w->ndim != 2 || w->shape[1] != x->shape[x->ndim - 1] || x->dtype != w->dtype ||
-        (bias && (bias->ndim != 1 || bias->shape[0] != w->shape[0])))
-        return fail(ctx, "linear_gelu: wants x (..., K), w (N, K), bias (N)");
-    int64_t K = x->shape[x->ndim - 1], N = w->shape[0], M = wb_numel(x) / (K ? K : 1);
-    int64_t shape2[2] = {M, K}, yshape[2] = {M, N};
-    wb_tensor *x2 = as_matrix(ctx, wb_reshape(ctx, x, 2, shape2)), *w2 = as_matrix(ctx, w);
-    if (!x2 || !w2) return NULL;
-    int grad = x2->grad || w2->grad || (bias && bias->grad);
-    wb_tensor *pre = wb_new(ctx, x->dtype, 2, yshape, 0), *y = wb_new(ctx, x->dtype, 2, yshape, grad);
-    if (!pre || !y) return NULL;
-    wb_tensor wt = transposed(w2);
-    if (BE->gemm_gelu) {
-        KCALL(BE->gemm_gelu(BE, y, pre, x2, &wt, bias));
-    } else {
-        KCALL(BE->gemm(BE, pre, x2, &wt, bias, 1.0, 0));
-        KCALL(BE->unary(BE, WB_OP_GELU, 1.0, y, pre, 0));
-    }
-    if (y->gbuf) y->gbuf->gelu_pre = pre;
-    linear_gelu_saved *s = save(ctx, sizeof *s);
-    if (!s) return NULL;
-    *s = (linear_gelu_saved){x2, w2, bias, pre, y};
-    y = finish(ctx, y, pb_linear_gelu, s, "linear_gelu");
-    if (!y || x->ndim == 2) return y;
-    int64_t out_shape[WB_MAX_DIMS];
-    memcpy(out_shape, x->shape, sizeof out_shape);
-    out_shape[x->ndim - 1] = N;
-    return wb_reshape(ctx, y, x->ndim, out_shape);
-}
-
-wb_tensor *wb_bmm(wb_ctx *ctx, wb_tensor *a, wb_tensor *b) {
-    NEED(a, b);
-    if (a->ndim != 3 || b->ndim != 3 || a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1])
-        return fail(ctx, "bmm: wants (B, M, K) @ (B, K, N)");
-    if (a->dtype != b->dtype) return fail(ctx, "bmm: dtypes differ");
-    a = as_matrix(ctx, a);
-    b = as_matrix(ctx, b);
-    if (!a || !b) return NULL;
-    int64_t shape[3] = {a->shape[0], a->shape[1], b->shape[2]};
-    wb_tensor *y = wb_new(ctx, a->dtype, 3, shape, a->grad || b->grad);
-    if (!y) return NULL;
-    KCALL(BE->gemm(BE, y, a, b, NULL, 1.0, 0));
-    mm_saved *s = save(ctx, sizeof *s);
-    if (!s) return NULL;
-    *s = (mm_saved){a, b, NULL, y, 0};
-    return finish(ctx, y, pb_mm, s, "bmm");
-}
-
-/* ---------------------------------------------------------------------------------------------
  * embedding (gather rows by index)
  * ------------------------------------------------------------------------------------------ */
 typedef struct {
@@ -551,8 +287,8 @@ typedef struct {
 
 static int pb_embedding(wb_ctx *ctx, void *p) {
     embed_saved *s = p;
-    wb_tensor g = gview(s->y2), gt = gview(s->table);
     ACC(acc, s->table, 0);
+    wb_tensor g = gview(s->y2), gt = gview(s->table);
     (void)acc; /* scatter_add_rows always adds */
     return BE->scatter_add_rows(BE, &gt, &g, s->idx);
 }
@@ -561,7 +297,7 @@ wb_tensor *wb_embedding(wb_ctx *ctx, wb_tensor *table, wb_tensor *idx) {
     NEED(table, idx);
     if (table->ndim != 2 || table->stride[1] != 1 || idx->dtype != WB_I32 || !wb_is_contiguous(idx) ||
         idx->ndim > 3)
-        return fail(ctx, "embedding: wants table (V, C) with contiguous rows and contiguous i32 indices");
+        return wb_op_fail(ctx, "embedding: wants table (V, C) with contiguous rows and contiguous i32 indices");
     int64_t N = wb_numel(idx), C = table->shape[1];
     int64_t shape2[2] = {N, C};
     wb_tensor *y2 = wb_new(ctx, table->dtype, 2, shape2, table->grad != NULL);
@@ -594,8 +330,8 @@ typedef struct {
 
 static int pb_softmax(wb_ctx *ctx, void *p) {
     softmax_saved *s = p;
-    wb_tensor g = gview(s->y), ga = gview(s->a);
     ACC(acc, s->a, 0);
+    wb_tensor g = gview(s->y), ga = gview(s->a);
     (void)acc; /* softmax_backward always adds (and skips the masked part) */
     return BE->softmax_backward(BE, &ga, &g, s->y, s->scale);
 }
@@ -603,7 +339,7 @@ static int pb_softmax(wb_ctx *ctx, void *p) {
 static wb_tensor *softmax_impl(wb_ctx *ctx, wb_tensor *a, double scale, int causal, const char *name) {
     NEED(a);
     if (causal && (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2]))
-        return fail(ctx, "%s: wants (..., T, T)", name);
+        return wb_op_fail(ctx, "%s: wants (..., T, T)", name);
     a = wb_contiguous(ctx, a);
     if (!a) return NULL;
     wb_tensor *y = wb_new(ctx, a->dtype, a->ndim, a->shape, a->grad != NULL);
@@ -622,15 +358,15 @@ wb_tensor *wb_softmax_causal(wb_ctx *ctx, wb_tensor *a, double scale) {
 
 static int pb_causal_mask(wb_ctx *ctx, void *p) {
     copy_saved *s = p;
-    wb_tensor g = gview(s->y), ga = gview(s->a);
     ACC(acc, s->a, 1);
+    wb_tensor g = gview(s->y), ga = gview(s->a);
     return BE->causal_mask(BE, &ga, &g, 0.0, acc);
 }
 
 wb_tensor *wb_causal_mask(wb_ctx *ctx, wb_tensor *a) {
     NEED(a);
     if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
-        return fail(ctx, "causal_mask: wants (..., T, T)");
+        return wb_op_fail(ctx, "causal_mask: wants (..., T, T)");
     wb_tensor *y = wb_new(ctx, a->dtype, a->ndim, a->shape, a->grad != NULL);
     if (!y) return NULL;
     KCALL(BE->causal_mask(BE, y, a, -INFINITY, 0));
@@ -650,11 +386,11 @@ typedef struct {
 
 static int pb_attention(wb_ctx *ctx, void *p) {
     attn_saved *s = p;
-    wb_tensor g = gview(s->y), gq = gview(s->q), gk = gview(s->k), gv = gview(s->v);
     int acc; /* always adds: q, k, v are parts of one qkv gradient, zeroed at the first write */
     WB_TRY(wb_grad_write(ctx, s->q, 0, &acc));
     WB_TRY(wb_grad_write(ctx, s->k, 0, &acc));
     WB_TRY(wb_grad_write(ctx, s->v, 0, &acc));
+    wb_tensor g = gview(s->y), gq = gview(s->q), gk = gview(s->k), gv = gview(s->v);
     return BE->attention_backward(BE, s->q->grad ? &gq : NULL, s->k->grad ? &gk : NULL, s->v->grad ? &gv : NULL, &g,
                                   s->y, s->lse, s->q, s->k, s->v, s->scale);
 }
@@ -662,7 +398,7 @@ static int pb_attention(wb_ctx *ctx, void *p) {
 wb_tensor *wb_attention(wb_ctx *ctx, wb_tensor *q, wb_tensor *k, wb_tensor *v, double scale) {
     NEED(q, k, v);
     if (q->ndim != 4 || !wb_same_shape(q, k) || !wb_same_shape(q, v) || q->dtype != k->dtype || q->dtype != v->dtype)
-        return fail(ctx, "attention: wants q, k, v of one shape (B, H, T, D) and dtype");
+        return wb_op_fail(ctx, "attention: wants q, k, v of one shape (B, H, T, D) and dtype");
     int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], D = q->shape[3];
     if (!BE->attention || !BE->attention_supported(BE, q->dtype, D) || q->stride[3] != 1 || k->stride[3] != 1 ||
         v->stride[3] != 1) {
@@ -696,11 +432,11 @@ typedef struct {
 
 static int pb_layernorm(wb_ctx *ctx, void *p) {
     ln_saved *s = p;
-    wb_tensor g = gview(s->y2), gx = gview(s->x2), gw = gview(s->w), gb = gview(s->b);
     int acc; /* always adds */
     WB_TRY(wb_grad_write(ctx, s->x2, 0, &acc));
     WB_TRY(wb_grad_write(ctx, s->w, 0, &acc));
     WB_TRY(wb_grad_write(ctx, s->b, 0, &acc));
+    wb_tensor g = gview(s->y2), gx = gview(s->x2), gw = gview(s->w), gb = gview(s->b);
     return BE->layernorm_backward(BE, s->x2->grad ? &gx : NULL, s->w->grad ? &gw : NULL,
                                   s->b->grad ? &gb : NULL, &g, s->x2, s->w, s->mean, s->rstd);
 }
@@ -710,7 +446,7 @@ wb_tensor *wb_layernorm(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *b, d
     int64_t C = x->shape[x->ndim - 1];
     if (w->ndim != 1 || b->ndim != 1 || w->shape[0] != C || b->shape[0] != C || !wb_is_contiguous(w) ||
         !wb_is_contiguous(b))
-        return fail(ctx, "layernorm: weight and bias must be contiguous (%lld)", (long long)C);
+        return wb_op_fail(ctx, "layernorm: weight and bias must be contiguous (%lld)", (long long)C);
     int64_t N = wb_numel(x) / C;
     int64_t shape2[2] = {N, C}, nshape[1] = {N};
     wb_tensor *x2 = wb_reshape(ctx, wb_contiguous(ctx, x), 2, shape2);
@@ -738,8 +474,8 @@ typedef struct {
 
 static int pb_cross_entropy(wb_ctx *ctx, void *p) {
     ce_saved *s = p;
-    wb_tensor gl = gview(s->logits2), gloss = gview(s->loss);
     ACC(acc, s->logits2, 1);
+    wb_tensor gl = gview(s->logits2), gloss = gview(s->loss);
     return BE->cross_entropy_backward(BE, &gl, &gloss, s->lse, s->logits2, s->targets1, s->vocab, acc);
 }
 
@@ -747,7 +483,7 @@ wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, 
     NEED(logits, targets);
     int64_t Vp = logits->shape[logits->ndim - 1], N = wb_numel(logits) / Vp;
     if (targets->dtype != WB_I32 || wb_numel(targets) != N || !wb_is_contiguous(targets) || vocab > Vp || vocab < 1)
-        return fail(ctx, "cross_entropy: wants logits (..., Vp), contiguous i32 targets (...), vocab <= Vp");
+        return wb_op_fail(ctx, "cross_entropy: wants logits (..., Vp), contiguous i32 targets (...), vocab <= Vp");
     int64_t shape2[2] = {N, Vp}, nshape[1] = {N};
     wb_tensor *l2 = wb_reshape(ctx, wb_contiguous(ctx, logits), 2, shape2);
     if (!l2) return NULL;
@@ -777,15 +513,15 @@ typedef struct {
 
 static int pb_dropout(wb_ctx *ctx, void *p) {
     dropout_saved *s = p;
-    wb_tensor g = gview(s->y), ga = gview(s->a);
     ACC(acc, s->a, 1);
+    wb_tensor g = gview(s->y), ga = gview(s->a);
     return BE->dropout(BE, &ga, &g, s->p, s->seed, acc);
 }
 
 wb_tensor *wb_dropout(wb_ctx *ctx, wb_tensor *a, float p) {
     NEED(a);
     if (p <= 0.0f || !ctx->training) return a;
-    if (p >= 1.0f) return fail(ctx, "dropout: p must be below 1");
+    if (p >= 1.0f) return wb_op_fail(ctx, "dropout: p must be below 1");
     uint64_t seed = ctx->seed * 0x9E3779B97F4A7C15ull + (++ctx->dropout_calls);
     wb_tensor *y = wb_new(ctx, a->dtype, a->ndim, a->shape, a->grad != NULL);
     if (!y) return NULL;
@@ -795,3 +531,4 @@ wb_tensor *wb_dropout(wb_ctx *ctx, wb_tensor *a, float p) {
     *s = (dropout_saved){a, y, p, seed};
     return finish(ctx, y, pb_dropout, s, "dropout");
 }
+

@@ -94,6 +94,37 @@ static int covers(const wb_tensor *x, const wb_grad_buf *gb) {
     return 1;
 }
 
+void *wb_grad_ptr(const wb_tensor *x) {
+    const wb_grad_buf *gb = x->gbuf;
+    if (!x->grad || !gb || gb->data == gb->base) return x->grad;
+    return (char *)gb->data + ((char *)x->grad - (char *)gb->base);
+}
+
+static int live(const wb_grad_buf *gb) { return gb->written && !gb->consumed; }
+
+int wb_grad_own(wb_ctx *ctx, const wb_tensor *x) {
+    wb_grad_buf *gb = x->gbuf;
+    int shared_live = 0;
+    for (wb_grad_buf *o = gb ? gb->ring : NULL; o && o != gb; o = o->ring) shared_live |= live(o);
+    if (!shared_live) return WB_OK; /* alone, or every other user of the memory is done with it */
+    if (gb->data == gb->base) { /* never: the owner (an add's output) is done when others join it */
+        fprintf(stderr, "engine: a gradient that others alias is written while they still need it\n");
+        return WB_FAIL;
+    }
+    int64_t n = (int64_t)(gb->bytes / wb_dtype_size(x->dtype));
+    wb_tensor src = {0}, dst;
+    src.dtype = x->dtype;
+    wb_set_shape(&src, 1, &n);
+    dst = src;
+    src.data = gb->data, dst.data = gb->base;
+    WB_TRY(ctx->be->unary(ctx->be, WB_OP_IDENTITY, 1.0, &dst, &src, 0)); /* x's own copy */
+    gb->data = gb->base;
+    wb_grad_buf *prev = gb; /* and off the ring */
+    while (prev->ring != gb) prev = prev->ring;
+    prev->ring = gb->ring, gb->ring = gb;
+    return WB_OK;
+}
+
 int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
     wb_grad_buf *gb = x->gbuf;
     *acc = 1;
@@ -102,13 +133,37 @@ int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
         fprintf(stderr, "engine: the output of linear_gelu has a second consumer; its pullback was folded into the first\n");
         return WB_FAIL;
     }
-    if (!gb || gb->written) return WB_OK;
+    if (!gb) return WB_OK;
+    if (gb->written) return wb_grad_own(ctx, x);
     gb->written = 1;
     if (whole && covers(x, gb)) {
         *acc = 0;
         return WB_OK;
     }
     return ctx->be->memset0(ctx->be, gb->base, gb->bytes);
+}
+
+/* element i of x's and of y's gradient at the same offset from their starts */
+static int same_layout(const wb_tensor *x, const wb_tensor *y) {
+    if (x->dtype != y->dtype || wb_numel(x) != wb_numel(y)) return 0;
+    if (wb_is_contiguous(x) && wb_is_contiguous(y)) return 1;
+    if (x->ndim != y->ndim) return 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != y->shape[d] || (x->shape[d] > 1 && x->stride[d] != y->stride[d])) return 0;
+    return 1;
+}
+
+int wb_grad_alias(wb_ctx *ctx, const wb_tensor *x, const wb_tensor *y, int *aliased) {
+    wb_grad_buf *gx = x->gbuf, *gy = y->gbuf;
+    (void)ctx;
+    *aliased = 0;
+    if (!gx || !gy || gx == gy || gx->written || gx->gelu_pre || !gy->written || !covers(x, gx) || !covers(y, gy) ||
+        !same_layout(x, y))
+        return WB_OK;
+    gx->written = 1, gx->data = gy->data;
+    gx->ring = gy->ring, gy->ring = gx; /* join y's ring */
+    *aliased = 1;
+    return WB_OK;
 }
 
 void wb_range_push(wb_ctx *ctx, const char *name, const char *bwd_name) {
@@ -135,13 +190,18 @@ void wb_range_pop(wb_ctx *ctx) {
 
 static int run_tape(wb_ctx *ctx);
 
+static void reset_grad_bufs(wb_ctx *ctx) {
+    for (wb_grad_buf *b = ctx->grad_bufs; b; b = b->next)
+        b->written = 0, b->consumed = 0, b->data = b->base, b->ring = b;
+}
+
 int wb_backward(wb_ctx *ctx, wb_tensor *loss) {
     if (ctx->status != WB_OK || !loss) return WB_FAIL;
     if (!loss->grad || wb_numel(loss) != 1) {
         fprintf(stderr, "backward: the loss must be a scalar that carries a gradient\n");
         return WB_FAIL;
     }
-    for (wb_grad_buf *b = ctx->grad_bufs; b; b = b->next) b->written = 0;
+    reset_grad_bufs(ctx);
     wb_tensor *g = wb_grad_of(ctx, loss);
     int acc;
     if (!g || wb_grad_write(ctx, loss, 1, &acc) != WB_OK) return WB_FAIL;
@@ -155,7 +215,7 @@ int wb_backward_with(wb_ctx *ctx, wb_tensor *y, const wb_tensor *gy) {
         fprintf(stderr, "backward_with: y must carry a gradient and gy match its shape and dtype\n");
         return WB_FAIL;
     }
-    for (wb_grad_buf *b = ctx->grad_bufs; b; b = b->next) b->written = 0;
+    reset_grad_bufs(ctx);
     wb_tensor *g = wb_grad_of(ctx, y);
     int acc;
     if (!g || wb_grad_write(ctx, y, 1, &acc) != WB_OK) return WB_FAIL;
@@ -182,6 +242,7 @@ static int run_tape(wb_ctx *ctx) {
                 ctx->status = WB_FAIL;
                 return WB_FAIL;
             }
+            if (e->pb.fn && e->pb.out && e->pb.out->gbuf) e->pb.out->gbuf->consumed = 1; /* read for the last time */
             if (ctx->pullback_hook && ctx->pullback_hook(ctx->backward_hook_user, i) != WB_OK) {
                 fprintf(stderr, "backward: the hook after the pullback of %s failed\n", e->pb.name);
                 ctx->status = WB_FAIL;
@@ -194,7 +255,7 @@ static int run_tape(wb_ctx *ctx) {
     for (wb_grad_buf *b = ctx->grad_bufs; b && ctx->status == WB_OK; b = b->next)
         if (!b->written) {
             b->written = 1;
-            if (ctx->be->memset0(ctx->be, b->base, b->bytes) != WB_OK) ctx->status = WB_FAIL;
+            if (ctx->be->memset0(ctx->be, b->data, b->bytes) != WB_OK) ctx->status = WB_FAIL;
         }
     return ctx->status;
 }

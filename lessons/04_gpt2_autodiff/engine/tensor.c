@@ -187,7 +187,8 @@ wb_tensor *wb_new(wb_ctx *ctx, wb_dtype dtype, int ndim, const int64_t *shape, i
         t->grad = wb_arena_alloc(&ctx->grad, bytes);
         t->gbuf = wb_arena_alloc(&ctx->host, sizeof *t->gbuf);
         if (!t->grad || !t->gbuf) goto oom;
-        *t->gbuf = (wb_grad_buf){t->grad, bytes, 0, ctx->grad_bufs, NULL, 0};
+        *t->gbuf = (wb_grad_buf){.base = t->grad, .data = t->grad, .bytes = bytes, .ring = t->gbuf,
+                                 .next = ctx->grad_bufs};
         ctx->grad_bufs = t->gbuf;
     }
     return t;
@@ -220,7 +221,7 @@ wb_tensor *wb_grad_of(wb_ctx *ctx, const wb_tensor *t) {
         return NULL;
     }
     *g = *t;
-    g->data = t->grad;
+    g->data = wb_grad_ptr(t);
     g->grad = NULL;
     return g;
 }
@@ -270,5 +271,5 @@ int wb_upload(wb_ctx *ctx, const wb_tensor *t, const double *host) {
 int wb_download(wb_ctx *ctx, const wb_tensor *t, double *host) { return transfer(ctx, t, t->data, host, 1); }
 int wb_download_grad(wb_ctx *ctx, const wb_tensor *t, double *host) {
     if (!t->grad) return WB_FAIL;
-    return transfer(ctx, t, t->grad, host, 1);
+    return transfer(ctx, t, wb_grad_ptr(t), host, 1);
 }

@@ -210,6 +210,15 @@ static wb_tensor *linear(wb_ctx *ctx, const gpt2 *m, wb_tensor *x, wb_tensor *w,
     return wb_add(ctx, wb_mm(ctx, x, wb_transpose(ctx, w, 0, 1)), b);
 }
 
+/* x + dropout(linear(h)): the residual stream's add. Fused, and without dropout, the add happens
+ * in the projection GEMM's epilogue (wb_linear_residual: no add kernel); either way its pullback
+ * hands x's gradient on by aliasing, so the stream's gradient is one buffer through all layers. */
+static wb_tensor *residual(wb_ctx *ctx, const gpt2 *m, wb_tensor *x, wb_tensor *h, wb_tensor *w, wb_tensor *b) {
+    if (m->cfg.ops == GPT2_OPS_FUSED && (m->cfg.dropout == 0.0f || !ctx->training))
+        return wb_linear_residual(ctx, h, w, b, x);
+    return wb_add(ctx, x, wb_dropout(ctx, linear(ctx, m, h, w, b), m->cfg.dropout));
+}
+
 /* (B, T, C) view of q, k or v -> (B*nh, T, hs): a view until the last reshape, which copies */
 static wb_tensor *heads(wb_ctx *ctx, wb_tensor *x, int64_t B, int64_t T, int64_t nh, int64_t hs) {
     int64_t s4[4] = {B, T, nh, hs}, s3[3] = {B * nh, T, hs};
@@ -244,9 +253,7 @@ static wb_tensor *attention(wb_ctx *ctx, const gpt2 *m, const gpt2_layer *L, wb_
     } else {
         y = attention_bmm(ctx, m, part, B, T, nh, hs, scale);
     }
-    y = linear(ctx, m, y, (wb_tensor *)&L->proj_w, (wb_tensor *)&L->proj_b);
-    y = wb_dropout(ctx, y, p);
-    return wb_add(ctx, x, y);
+    return residual(ctx, m, x, y, (wb_tensor *)&L->proj_w, (wb_tensor *)&L->proj_b);
 }
 
 /* q K^T, softmax, A V as batched GEMMs over (B*nh, T, T) scores: q, k, v are copied into
@@ -275,9 +282,7 @@ static wb_tensor *mlp(wb_ctx *ctx, const gpt2 *m, const gpt2_layer *L, wb_tensor
         h = wb_linear_gelu(ctx, h, (wb_tensor *)&L->fc_w, (wb_tensor *)&L->fc_b); /* (B, T, 4C) */
     else
         h = wb_gelu(ctx, linear(ctx, m, h, (wb_tensor *)&L->fc_w, (wb_tensor *)&L->fc_b));
-    h = linear(ctx, m, h, (wb_tensor *)&L->fcproj_w, (wb_tensor *)&L->fcproj_b); /* (B, T, C) */
-    h = wb_dropout(ctx, h, m->cfg.dropout);
-    return wb_add(ctx, x, h);
+    return residual(ctx, m, x, h, (wb_tensor *)&L->fcproj_w, (wb_tensor *)&L->fcproj_b); /* (B, T, C) */
 }
 
 int gpt2_forward(gpt2 *m, wb_ctx *ctx, wb_tensor *tokens, wb_tensor *targets, wb_tensor **logits_out,

@@ -159,6 +159,7 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     be->gemm = cuda_gemm;
     be->gemm_gelu = cuda_gemm_gelu;
     be->gemm_dgelu = cuda_gemm_dgelu;
+    be->gemm_add = cuda_gemm_add;
     be->softmax = cuda_softmax;
     be->softmax_backward = cuda_softmax_backward;
     be->layernorm = cuda_layernorm;

@@ -164,9 +164,9 @@ __device__ __forceinline__ void st8(T *p, const float *f) {
 enum { GEMM_EPI_NONE = 0, GEMM_EPI_GELU = 1, GEMM_EPI_DGELU = 2 }; /* besides the bias */
 
 typedef struct {
-    int dt, opP, opQ, batch, bias, beta, epi;
+    int dt, opP, opQ, batch, bias, beta, c, epi; /* c: C is not D (a separate input of D's layout) */
     int64_t pr, pc, ldp, bsp, qr, qc, ldq, bsq, dr, dc, ldd, bsd;
-    uint32_t alp, alq, ald;
+    uint32_t alp, alq, ald, alc;
 } gemm_key;
 
 typedef struct {
@@ -174,7 +174,7 @@ typedef struct {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t lp, lq, ld;
     cublasLtMatmulAlgo_t algo;
-    int no_algo; /* a GELU epilogue cuBLASLt has no algorithm for: the launcher falls back */
+    int no_algo; /* an epilogue (or a C apart from D) cuBLASLt has no algorithm for: the launcher falls back */
 } gemm_plan;
 
 #define GEMM_PLANS 256
@@ -294,6 +294,8 @@ int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb
 int cuda_gemm_gelu(wb_backend *be, const wb_tensor *out, const wb_tensor *pre, const wb_tensor *a, const wb_tensor *b,
                    const wb_tensor *bias);
 int cuda_gemm_dgelu(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *pre);
+int cuda_gemm_add(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
+                  const wb_tensor *c);
 void cuda_gemm_plans_free(cuda_impl *im);
 int cuda_adamw(wb_backend *be, const wb_adamw_args *a);
 #ifndef WB_CUDA_EMULATION

@@ -49,6 +49,17 @@ static inline int wb_cuda_gemm_gelu_kernels(const wb_tensor *out, const wb_tenso
     return wb_cuda_gemm_gelu_fused(out, pre, bias) ? 1 : wb_cuda_gemm_kernels(pre, bias, 0) + 1;
 }
 
+/* gemm_add adds c in the GEMM (cuBLASLt's C with beta = 1) when out is a row-major 2-D matrix and
+ * c contiguous of its shape, the bias (if any) contiguous: 1 kernel (if cuBLASLt has an algorithm);
+ * else the GEMM (bias in its epilogue) and one add kernel. */
+static inline int wb_cuda_gemm_add_fused(const wb_tensor *out, const wb_tensor *bias, const wb_tensor *c) {
+    return out->ndim == 2 && wb_is_contiguous(out) && wb_same_shape(out, c) && wb_is_contiguous(c) &&
+           (!bias || wb_is_contiguous(bias));
+}
+static inline int wb_cuda_gemm_add_kernels(const wb_tensor *out, const wb_tensor *bias, const wb_tensor *c) {
+    return wb_cuda_gemm_add_fused(out, bias, c) ? 1 : wb_cuda_gemm_kernels(out, bias, 0) + 1;
+}
+
 /* layer norm's pullback: one fused pass (input gradient, per-block column sums), then one kernel
  * adding the blocks' sums into the gain and bias gradients when either is wanted */
 static inline int wb_cuda_layernorm_backward_kernels(int gin, int gw, int gb) {

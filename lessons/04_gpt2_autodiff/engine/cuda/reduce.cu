@@ -132,11 +132,25 @@ __global__ void __launch_bounds__(256) k_sum_cols_final(T *dst, const float *par
     }
 }
 
-/* squared norm: per-block partial sums, then one block adds the partials (deterministic) */
+/* squared norm: per-block partial sums, then one block adds the partials (deterministic). vec:
+ * 16-byte loads over the first n / 8 vectors, then the rest one element at a time. At 124M the
+ * bf16 gradients are 249 MB (60 us at copy bandwidth); 2-byte loads took 193 us on the H200. */
 template <typename T>
-__global__ void k_norm_partial(const T *g, int64_t n, float *partial) {
+__global__ void k_norm_partial(const T *g, int64_t n, float *partial, int vec) {
     float s = 0.0f;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t t0 = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t rest = 0;
+    if (vec) {
+        const int64_t n8 = n / 8;
+        for (int64_t i = t0; i < n8; i += stride) {
+            float v[8];
+            ld8(v, g + 8 * i);
+            UNROLL
+            for (int e = 0; e < 8; e++) s = fmaf(v[e], v[e], s);
+        }
+        rest = 8 * n8;
+    }
+    for (int64_t i = rest + t0; i < n; i += stride) {
         float v = ld(g + i);
         s += v * v;
     }
@@ -214,8 +228,9 @@ int cuda_norm_sq(wb_backend *be, void *out, const void *grads, int64_t n, wb_dty
     unsigned grid = blocks_for(n, 1024);
     if (grid > 1024) grid = 1024;
     if (grid < 1) grid = 1;
-    if (dt == WB_BF16) KLAUNCH(k_norm_partial<bf16>, grid, 1024, 0, (const bf16 *)grads, n, im->partial);
-    else if (dt == WB_F32) KLAUNCH(k_norm_partial<float>, grid, 1024, 0, (const float *)grads, n, im->partial);
+    int vec = (uintptr_t)grads % 16 == 0;
+    if (dt == WB_BF16) KLAUNCH(k_norm_partial<bf16>, grid, 1024, 0, (const bf16 *)grads, n, im->partial, vec);
+    else if (dt == WB_F32) KLAUNCH(k_norm_partial<float>, grid, 1024, 0, (const float *)grads, n, im->partial, vec);
     else return bad_dtype("norm_sq", dt);
     CUDA_CHECK_LAUNCH();
     KLAUNCH(k_norm_final, 1, 1024, 0, im->partial, (int)grid, (float *)out);
