@@ -349,17 +349,20 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
                            "(%s).%s%s", variants[i], run->exit_code, c->n_kernels, c->n_api, rec->path ? rec->path : "",
                            log_dir ? " Its output: " : "", log_dir ? log : "");
         }
+        /* a multi-process run: which ranks */
+        char which[200] = "";
+        if (c->rank_problems[0]) snprintf(which, sizeof which, " (of its %d processes: %s)", c->world_size, c->rank_problems);
         if (!c->cupti_enabled)
-            return wb_fail(err, WB_EXIT_CAPTURE, "CUPTI refused to start in the lesson process (variant %s), so nothing was "
+            return wb_fail(err, WB_EXIT_CAPTURE, "CUPTI refused to start in the lesson process (variant %s)%s, so nothing was "
                            "captured. On many machines profiling needs permission: see docs/troubleshooting.md "
-                           "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).%s", variants[i], log);
+                           "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).%s", variants[i], which, log);
         if (c->dropped_records || c->lost_records)
             return wb_fail(err, WB_EXIT_CAPTURE, "CUPTI dropped %llu records and the capture lost %llu (variant %s): the capture "
                            "is incomplete, so it is not graded. Run fewer steps or see docs/troubleshooting.md",
                            (unsigned long long)c->dropped_records, (unsigned long long)c->lost_records, variants[i]);
         if (!c->complete)
             return wb_fail(err, WB_EXIT_CAPTURE, "the capture of variant %s is incomplete (written while the process was "
-                           "dying); not graded.%s", variants[i], log);
+                           "dying)%s; not graded.%s", variants[i], which, log);
         if (c->n_ranges == 0 && lesson->n_ranges > 0)
             return wb_fail(err, WB_EXIT_CAPTURE, "no NVTX ranges arrived from variant %s, so nothing can be attributed. CUPTI "
                            "receives NVTX only when NVTX_INJECTION64_PATH names libcupti.so (the grader sets it; was it "

@@ -414,6 +414,20 @@ static int read_head(reader *r, json_t *root, wb_capture *c) {
     snprintf(c->compute_capability, sizeof c->compute_capability, "%s", cc ? cc : "?");
     c->multiprocessors = (int)int_or_minus_one(dev0, "multiprocessors");
 
+    /* a merged capture's ranks: which of them made it incomplete */
+    json_t *ranks = json_object_get(root, "ranks");
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        json_t *rk = json_array_get(ranks, i), *rsig = json_object_get(json_object_get(rk, "process"), "signal");
+        int done = json_is_true(json_object_get(rk, "complete")), cupti = json_is_true(json_object_get(rk, "cupti_enabled"));
+        if (done && cupti) continue;
+        size_t used = strlen(c->rank_problems);
+        char one[96];
+        snprintf(one, sizeof one, "%srank %zu: %s", used ? "; " : "", i, !cupti ? "CUPTI refused to start" : "incomplete");
+        if (done == 0 && json_is_integer(rsig))
+            snprintf(one + strlen(one), sizeof one - strlen(one), " (signal %lld)", (long long)json_integer_value(rsig));
+        snprintf(c->rank_problems + used, sizeof c->rank_problems - used, "%s", one);
+    }
+
     uint64_t dropped = 0;
     wb_record head = {root, NULL};
     if (get_u64(r, &head, "", "dropped_records", &dropped)) return r->err->code;

@@ -89,6 +89,8 @@ typedef struct {
     long long driver_version, runtime_version, cupti_version; /* -1 when unknown */
     char cublas_version[32];                                  /* "" when unknown */
     int complete, cupti_enabled, signal;
+    char rank_problems[160];  /* merged from several processes: the ranks whose own capture was not
+                                 complete or had no CUPTI ("rank 1: incomplete (signal 11)"); "" */
     int nvtx_injected;
     char written_at[32];
     uint64_t dropped_records, lost_records;

@@ -12,6 +12,7 @@
  *   rank 1: window [1000, 3000]; "work" [1050, 2100] launches 3 kernels (corr 1, 2, 3) that
  *           run at the same time as rank 0's.
  */
+#include "acquire.h"
 #include "capture.h"
 #include "capture_merge.h"
 #include "chrome_trace.h"
@@ -52,6 +53,8 @@ static json_t *range(const char *name, uint64_t start, uint64_t end, int id) {
                      "end", (json_int_t)end, "thread", (json_int_t)THREAD, "id", id);
 }
 
+static int dying_rank = -1; /* this rank's capture is written from a signal handler (complete false, signal 11) */
+
 /* A rank's file as the capture library writes it; world_size < 0 leaves it null (WB_WORLD_SIZE unset). */
 static void write_rank(const char *base, int rank, int world_size) {
     json_t *calls = json_array(), *kernels = json_array(), *ranges = json_array(), *windows = json_array();
@@ -81,6 +84,10 @@ static void write_rank(const char *base, int rank, int world_size) {
                              "lost_records", 0, "profiler_windows", windows, "api_calls", calls, "kernels", kernels, "memcpys",
                              "memsets", "ranges", ranges);
     cr_assert_not_null(root);
+    if (rank == dying_rank) {
+        json_object_set_new(root, "complete", json_false());
+        json_object_set_new(json_object_get(root, "process"), "signal", json_integer(11));
+    }
     char path[4200];
     snprintf(path, sizeof path, "%s.rank%d", base, rank);
     cr_assert_eq(json_dump_file(root, path, JSON_COMPACT), 0);
@@ -365,6 +372,37 @@ Test(ranks, one_rank_of_world_size_1) {
     cr_assert_eq(o.items[0].n_kernels, 2);
     wb_occurrences_free(&o);
     wb_capture_free(&c);
+    scratch_close(&s);
+}
+
+Test(ranks, an_incomplete_rank_is_named) {
+    scratch s;
+    scratch_open(&s);
+    dying_rank = 1;
+    write_rank(s.base, 0, 2);
+    write_rank(s.base, 1, 2);
+    dying_rank = -1;
+    wb_error err = {0};
+    cr_assert_eq(wb_rank_captures_merge(s.base, 2, "wb_ranks", &err), 0, "%s", err.message);
+    char rec_path[200];
+    snprintf(rec_path, sizeof rec_path, "%s/recording.json", s.dir);
+    char *args[1] = {NULL};
+    wb_run run = {.variant = "two", .args = args};
+    const char *paths[1] = {s.base};
+    cr_assert_eq(wb_recording_write(rec_path, "00_ranks", "2026-12-01T12:00:03Z", &run, paths, 1, NULL, &err), 0, "%s", err.message);
+    wb_recording rec;
+    cr_assert_eq(wb_recording_load(rec_path, &rec, &err), 0, "%s", err.message);
+    const wb_capture *c = &rec.runs[0].capture;
+    cr_assert(!c->complete);
+    cr_assert_str_eq(c->rank_problems, "rank 1: incomplete (signal 11)");
+    wb_lesson l;
+    cr_assert_eq(wb_lesson_load_buffer("00_ranks", LESSON, strlen(LESSON), &l, &err), 0, "%s", err.message);
+    const char *variants[1] = {"two"};
+    wb_error e2 = {0};
+    cr_assert_eq(wb_check_usable(&rec, &l, variants, 1, NULL, &e2), WB_EXIT_CAPTURE);
+    cr_assert(strstr(e2.message, "of its 2 processes: rank 1: incomplete (signal 11)"), "%s", e2.message);
+    wb_lesson_free(&l);
+    wb_recording_free(&rec);
     scratch_close(&s);
 }
 
