@@ -182,7 +182,7 @@ int cuda_sum_into(wb_backend *be, const wb_tensor *dst, const wb_tensor *src, do
     /* the common case: the leading dims reduced, the trailing ones kept, both contiguous */
     while (k < src->ndim && (mask >> k & 1)) k++;
     int leading = mask == (1 << k) - 1 && k > 0;
-    if (mask == 0) /* nothing to reduce: a scaled accumulate (the residual add's pullback) */
+    if (mask == 0) /* nothing to reduce: a scaled accumulate (an add's pullback where no alias is possible) */
         return cuda_unary(be, WB_OP_IDENTITY, scale, dst, src, acc);
     int chunks = col_chunks(n_red);
     if (wb_cuda_sum_into_two_pass(dst, src)) { /* launch_plan.h: chunks > 1 here */
