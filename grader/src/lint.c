@@ -748,7 +748,7 @@ static void append_sources(source_text *s, const char *dir, int depth) {
         if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".cu") && strcmp(dot, ".h") && strcmp(dot, ".cuh") && strcmp(dot, ".cpp") &&
                      strcmp(dot, ".hpp")))
             continue;
-        FILE *f = fopen(path, "rb");
+        FILE *f = wb_open_regular_file(path); /* a FIFO named x.cu is skipped, never waited on */
         if (!f) continue;
         char buf[65536];
         size_t n;

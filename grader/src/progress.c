@@ -8,15 +8,21 @@
 #include "progress.h"
 #include "kill_point.h"
 #include "paths.h"
+#include "read_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROGRESS_FORMAT "gpu-workbench-progress"
+/* A lesson's entry is a few hundred bytes and does not grow with attempts: 16 MiB is thousands of
+ * courses, and keeps a file swapped for something huge from costing gigabytes (docs/limits.md). */
+#define PROGRESS_MAX_BYTES (16u << 20)
 
 static void progress_path(const char *state_dir, char *buf, size_t cap) { snprintf(buf, cap, "%s/progress.json", state_dir); }
 
@@ -24,12 +30,17 @@ int wb_progress_load(const char *state_dir, json_t **out, wb_error *err) {
     char path[4096];
     progress_path(state_dir, path, sizeof path);
     *out = NULL;
-    if (!wb_file_exists(path)) {
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT) { /* anything else there (a FIFO, a folder) is refused below */
         *out = json_pack("{s:s, s:i, s:{}}", "format", PROGRESS_FORMAT, "version", 1, "lessons");
         return 0;
     }
+    char *text;
+    size_t length;
+    if (wb_read_file(path, "progress file", PROGRESS_MAX_BYTES, &text, &length, err)) return err->code;
     json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
+    json_t *root = json_loadb(text, length, 0, &jerr);
+    free(text);
     if (!root || !json_is_object(json_object_get(root, "lessons"))) {
         json_decref(root);
         return wb_fail_at(err, WB_EXIT_INPUT, path, root ? 0 : jerr.line, root ? 0 : jerr.column,
@@ -220,7 +231,7 @@ int wb_progress_record_reveal(const char *state_dir, const char *lesson, const c
 }
 
 int wb_hash_file(const char *path, char *out, size_t cap) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = wb_open_regular_file(path); /* a FIFO there must not block `grader status` */
     if (!f) return -1;
     unsigned long long h = 1469598103934665603ull;
     int c;

@@ -56,12 +56,19 @@ static int open_regular(const char *path, const char *what, struct stat *st, wb_
 }
 
 int wb_read_file(const char *path, const char *what, size_t max_bytes, char **text, size_t *length, wb_error *err) {
+    struct stat st;
+    return wb_read_file_and_stat(path, what, max_bytes, text, length, &st, err);
+}
+
+int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, char **text, size_t *length, struct stat *stp,
+                          wb_error *err) {
     *text = NULL;
     *length = 0;
     struct stat st;
     memset(&st, 0, sizeof st);
     int fd = open_regular(path, what, &st, err);
     if (fd < 0) return err->code;
+    *stp = st;
     if ((unsigned long long)st.st_size > max_bytes) {
         close(fd);
         return wb_fail(err, WB_EXIT_INPUT, "%s: the %s is %lld bytes, larger than the %zu bytes the grader reads; is it the "

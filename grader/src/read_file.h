@@ -11,6 +11,7 @@
 #include "error.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* Captures and recordings: far above the largest real trace we know (Kineto and Perfetto users
  * report 256 MB to 2 GB), so a legitimate capture is never refused, yet /dev/zero-like growth is. */
@@ -20,6 +21,10 @@
  * *length excludes the NUL). what names it in messages ("predictions file", "capture file").
  * Errors: exit 2, message "PATH: ...". */
 int wb_read_file(const char *path, const char *what, size_t max_bytes, char **text, size_t *length, wb_error *err);
+
+/* The same, and the file's status as it was opened (its mode, for a writer that keeps it). */
+int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, char **text, size_t *length, struct stat *st,
+                          wb_error *err);
 
 /* Opens a regular file for reading line by line (a FIFO or device gives NULL, as a missing file
  * does, without blocking). */

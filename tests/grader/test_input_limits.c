@@ -2,11 +2,13 @@
  * test_input_limits.c: every bound the grader's input readers keep (docs/limits.md),
  * on the committed fuzz corpus's inputs that ran out of memory or time before the bounds existed
  * (tests/grader/fuzz/corpus_*), and on inputs just inside each bound, which must still load. A
- * refusal is exit 2 with a message naming the file, the line and the column.
+ * refusal is exit 2 with a message naming the file, the line and the column. Also the grader's own
+ * state file (progress.json), read through the same bounded reader.
  */
 #include "answer_key.h"
 #include "lesson.h"
 #include "predictions.h"
+#include "progress.h"
 #include "regex_limits.h"
 #include "yaml_doc.h"
 
@@ -14,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* A corpus file's bytes (malloc'd, NUL-terminated). */
 static char *corpus_file(const char *target, const char *name, size_t *length) {
@@ -237,4 +241,74 @@ Test(yaml_limits, positions_count_line_breaks_as_libyaml_does) {
     }
     cr_assert_eq(checked, 7);
     wb_yaml_free(&y);
+}
+
+/* ---- the grader's state: progress.json ----------------------------------------------------- */
+
+static void progress_refused(const char *state, const char *want) {
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "%s/progress.json", state);
+    json_t *p = NULL;
+    wb_error err = {0};
+    assert_refused(wb_progress_load(state, &p, &err), &err, prefix, want);
+    cr_assert_null(p);
+    /* an update is refused too, and leaves what is there in place */
+    memset(&err, 0, sizeof err);
+    assert_refused(wb_progress_record_grade(state, "01_matmul_add", 1, 2, "fnv1a64:0", "replay", &err), &err, prefix, want);
+}
+
+/* A FIFO, a folder or a huge file where progress.json belongs: refused at once, never waited on,
+ * read whole or replaced (progress.c used jansson's json_load_file, which blocks on a FIFO). */
+Test(state_files, a_progress_file_that_is_not_a_small_regular_file_is_refused, .timeout = 60) {
+    char state[] = "/tmp/wb-state-XXXXXX", path[128];
+    cr_assert_not_null(mkdtemp(state));
+    snprintf(path, sizeof path, "%s/progress.json", state);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    progress_refused(state, "the progress file is a FIFO (named pipe), not a regular file");
+    struct stat st;
+    cr_assert(stat(path, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    unlink(path);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    progress_refused(state, "the progress file is a directory, not a regular file");
+    rmdir(path);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(ftruncate(fileno(f), (16 << 20) + 1), 0); /* sparse: costs no disk */
+    fclose(f);
+    progress_refused(state, "the progress file is 16777217 bytes, larger than the 16777216 bytes the grader reads");
+    /* corrupt: named with its line and column, as before */
+    f = fopen(path, "w");
+    fputs("{\n  \"lessons\": [\n", f);
+    fclose(f);
+    progress_refused(state, "the progress file is corrupt; delete it");
+    cr_assert_eq(unlink(path), 0);
+    /* none: a fresh one, then a grade recorded and read back through the reader */
+    wb_error err = {0};
+    cr_assert_eq(wb_progress_record_grade(state, "01_matmul_add", 3, 4, "fnv1a64:0", "replay", &err), 0, "%s", err.message);
+    json_t *p = NULL;
+    cr_assert_eq(wb_progress_load(state, &p, &err), 0, "%s", err.message);
+    json_t *e = json_object_get(json_object_get(p, "lessons"), "01_matmul_add");
+    cr_assert_eq(json_integer_value(json_object_get(e, "right")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(e, "total")), 4);
+    json_decref(p);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/progress.lock", state);
+    unlink(path);
+    rmdir(state);
+}
+
+/* The predictions file's hash (grader status, grader check) opens it without blocking too. */
+Test(state_files, hashing_a_fifo_fails_at_once, .timeout = 60) {
+    char dir[] = "/tmp/wb-hash-XXXXXX", path[128], hash[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/predictions.yaml", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    cr_assert_eq(wb_hash_file(path, hash, sizeof hash), -1);
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    fputs("a", f);
+    fclose(f);
+    cr_assert_eq(wb_hash_file(path, hash, sizeof hash), 0);
+    cr_assert(!strncmp(hash, "fnv1a64:", 8), "%s", hash);
+    unlink(path), rmdir(dir);
 }

@@ -2,12 +2,15 @@
  * test_predictions_save.c: saving interactive answers into the learner's file safely.
  *   - an answer lands on the fact asked whatever line breaks the file holds (libyaml's rule:
  *     \r\n, lone \r, NEL, U+2028, U+2029, a byte order mark);
- *   - the file keeps its mode, a symlink stays a symlink (its target is written), no size cut;
+ *   - the file keeps its mode, a symlink stays a symlink (its target is written), no size cut up
+ *     to the reader's bound (1 MiB); a file grown past it, or swapped for a FIFO, since it was read
+ *     is refused with exit 2 naming it, and nothing is written;
  *   - a kill at every step of the save (WB_TEST_KILL_AT, kill_point.h) leaves the old file or the
  *     new one whole, the backup whole, and a leftover temporary file that the next run can name.
  */
 #include "predictions.h"
 #include "predictions_edit.h"
+#include "yaml_doc.h"
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -113,9 +116,9 @@ static size_t open_edits(const char *path, wb_answer_edit *edits) {
 
 Test(predictions_save, keeps_mode_follows_symlinks_and_never_cuts) {
     make_dir();
-    /* a file well over 2 MiB: a long comment block after the predictions (the positions to fill
-     * come from the predictions alone: the reader itself refuses files over its size bound) */
-    size_t head = strlen(HEAD BODY), pad = 3u << 20;
+    /* a file just under the reader's 1 MiB bound (an older writer cut files at 2 MiB, a fixed
+     * buffer): a long comment block after the predictions */
+    size_t head = strlen(HEAD BODY), pad = WB_YAML_MAX_BYTES - 4096;
     char *text = malloc(head + pad + 1);
     strcpy(text, HEAD BODY);
     for (size_t i = 0; i < pad; i += 64) {
@@ -159,6 +162,46 @@ Test(predictions_save, keeps_mode_follows_symlinks_and_never_cuts) {
     free(bak);
     free(text);
     unlink(backup), unlink(link), unlink(real), rmdir(dir);
+}
+
+/* The file changed between the reading and the save: grown past the bound, or swapped for a FIFO
+ * (the save used to open it blocking, and read any size). */
+Test(predictions_save, a_file_grown_past_the_bound_or_swapped_is_refused_unchanged, .timeout = 60) {
+    make_dir();
+    char path[128], backup[4200] = "";
+    snprintf(path, sizeof path, "%s/predictions.yaml", dir);
+    write_file(path, HEAD BODY, strlen(HEAD BODY), 0644);
+    wb_answer_edit edits[4];
+    size_t n = open_edits(path, edits);
+    size_t big = WB_YAML_MAX_BYTES + 1;
+    char *text = malloc(big + 1);
+    memset(text, '#', big);
+    memcpy(text, HEAD BODY, strlen(HEAD BODY));
+    text[big] = '\0';
+    write_file(path, text, big, 0644);
+    wb_error err = {0};
+    cr_assert_eq(wb_predictions_fill(path, edits, n, backup, sizeof backup, &err), WB_EXIT_INPUT);
+    cr_assert(!strncmp(err.message, path, strlen(path)) && strstr(err.message, "larger than the 1048576 bytes") &&
+              strstr(err.message, "nothing was written"), "%s", err.message);
+    size_t got;
+    char *after = read_file(path, &got);
+    cr_assert(got == big && !memcmp(after, text, big), "the file was changed");
+    char bak[160];
+    snprintf(bak, sizeof bak, "%s.bak", path);
+    cr_assert_eq(access(bak, F_OK), -1, "a backup was written");
+    char left[4200];
+    cr_assert_eq(wb_predictions_leftover(path, left, sizeof left), 0, "%s", left);
+    free(after);
+    free(text);
+    /* a FIFO: refused at once, never waited on (no writer ever comes) */
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(wb_predictions_fill(path, edits, n, backup, sizeof backup, &err), WB_EXIT_INPUT);
+    cr_assert(!strncmp(err.message, path, strlen(path)) && strstr(err.message, "a FIFO (named pipe), not a regular file"), "%s",
+              err.message);
+    cr_assert_eq(access(bak, F_OK), -1, "a backup was written");
+    unlink(path), rmdir(dir);
 }
 
 /* One save in a child that kills itself at step k. */
