@@ -121,6 +121,18 @@ int wb_find_occurrences(const wb_capture *c, const char *range_name, wb_occurren
     return wb_find_occurrences_on(c, range_name, WB_ALL_RANKS, out);
 }
 
+int wb_find_occurrence_of(const wb_capture *c, long range, wb_occurrences *out) {
+    memset(out, 0, sizeof *out);
+    const wb_range *r = &c->ranges[range];
+    if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) return 0;
+    if (join(c, range, 0, out)) {
+        wb_occurrences_free(out);
+        return -1;
+    }
+    sort_occurrence(&out->items[0]);
+    return 0;
+}
+
 void wb_occurrences_free(wb_occurrences *o) {
     for (size_t i = 0; i < o->n; i++) {
         free(o->items[i].api);

@@ -48,6 +48,11 @@ int wb_find_occurrences(const wb_capture *c, const char *range_name, wb_occurren
 /* The same for one rank, or joined over all of them with WB_ALL_RANKS (the same as
  * wb_find_occurrences). A capture of one process is rank 0. */
 int wb_find_occurrences_on(const wb_capture *c, const char *range_name, int rank, wb_occurrences *out);
+/* The one occurrence that ranges[range] is on its own rank (n = 1), as wb_find_occurrences_on
+ * lists it for that rank, or none (n = 0) where it would not (a mark, never closed, outside the
+ * window): what a caller going range by range needs, at the cost of that range's work, not of
+ * every range of its name. */
+int wb_find_occurrence_of(const wb_capture *c, long range, wb_occurrences *out);
 void wb_occurrences_free(wb_occurrences *o);
 
 /* The value of one count fact in one occurrence (time facts and bound: time_facts.h). */

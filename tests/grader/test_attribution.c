@@ -178,3 +178,52 @@ Test(attribution, a_range_with_no_work_has_zero_of_everything) {
     cr_assert_eq(occurrences(&c, "no-such-range"), 0);
     wb_capture_free(&c);
 }
+
+/* One range's occurrence (the timeline's bars, range by range) is the one wb_find_occurrences_on
+ * lists for it on its rank, and none where that lists none: in and out of the window, marks, open
+ * ranges, a second rank. */
+static void each_range_alone_matches(const wb_capture *c) {
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        wb_occurrences all, one;
+        cr_assert_eq(wb_find_occurrences_on(c, c->ranges[i].name, c->ranges[i].rank, &all), 0);
+        cr_assert_eq(wb_find_occurrence_of(c, (long)i, &one), 0);
+        const wb_occurrence *want = NULL;
+        for (size_t k = 0; k < all.n; k++)
+            if (all.items[k].range == (long)i) want = &all.items[k];
+        cr_assert_eq(one.n, want ? 1u : 0u, "range %zu (%s)", i, c->ranges[i].name);
+        if (want) {
+            const wb_occurrence *got = &one.items[0];
+            cr_assert_eq(got->range, (long)i);
+            cr_assert(got->n_api == want->n_api && !memcmp(got->api, want->api, want->n_api * sizeof *want->api), "range %zu", i);
+            cr_assert(got->n_kernels == want->n_kernels &&
+                          !memcmp(got->kernels, want->kernels, want->n_kernels * sizeof *want->kernels), "range %zu", i);
+            cr_assert(got->n_ops == want->n_ops && !memcmp(got->ops, want->ops, want->n_ops * sizeof *want->ops), "range %zu", i);
+        }
+        wb_occurrences_free(&all);
+        wb_occurrences_free(&one);
+    }
+}
+
+Test(attribution, one_range_alone_is_its_occurrence) {
+    wb_capture c;
+    two_steps(&c);
+    add_range(&c, "open", 2100, WB_OPEN_END, 1);
+    add_range(&c, "step", 2050, 2050, 1);
+    c.ranges[c.n_ranges - 1].is_mark = 1;
+    cr_assert_eq(wb_capture_link(&c), 0);
+    each_range_alone_matches(&c);
+    add_window(&c, 1900, 2600); /* step 0 leaves the window */
+    cr_assert_eq(wb_capture_link(&c), 0);
+    each_range_alone_matches(&c);
+    /* step 1 on a second process (its window too): each rank's ranges hold their own rank's work */
+    c.world_size = 2;
+    for (size_t i = 0; i < c.n_ranges; i++) c.ranges[i].rank = c.ranges[i].start >= 2000;
+    for (size_t i = 0; i < c.n_api; i++) c.api[i].rank = c.api[i].start >= 2000;
+    for (size_t i = 0; i < c.n_kernels; i++) c.kernels[i].rank = c.kernels[i].correlation_id >= 110;
+    for (size_t i = 0; i < c.n_ops; i++) c.ops[i].rank = c.ops[i].correlation_id >= 110;
+    c.windows[0].rank = 1;
+    add_window(&c, 900, 1600);
+    cr_assert_eq(wb_capture_link(&c), 0);
+    each_range_alone_matches(&c);
+    wb_capture_free(&c);
+}
