@@ -4,6 +4,9 @@
  * capture), and at about 0.5 us an event instead of jansson's 5 (one object built, dumped and
  * freed per event) a 200 MB capture's trace takes about a second instead of seven. Strings go
  * through json_string_out (JSON's escapes); times are exact decimals of integer nanoseconds.
+ * Numbers and strings are formatted by hand into the sink's own 64 KiB buffer, written out whole:
+ * fprintf's format parsing and stdio's per-call overhead (15 calls an event) were most of the
+ * trace's cost (200 MB capture: 1.3 s -> 0.3 s CPU per trace, docs/capture-format.md).
  */
 #define _GNU_SOURCE
 #include "chrome_trace.h"
@@ -15,27 +18,80 @@
 
 typedef struct {
     FILE *out;
-    size_t n;   /* events written */
+    size_t n;          /* events written */
+    size_t len;        /* bytes waiting in buf */
+    char buf[1 << 16];
 } sink;
 
-/* A JSON string: quotes, backslashes and control bytes escaped; other bytes as they are (names
- * come from jansson-read captures, so they are UTF-8). */
-static void json_string_out(FILE *f, const char *s) {
-    putc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') putc('\\', f), putc(*p, f);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else putc(*p, f);
+static void flush(sink *s) {
+    if (s->len) fwrite(s->buf, 1, s->len, s->out);
+    s->len = 0;
+}
+
+static void put(sink *s, const char *p, size_t n) {
+    if (n > sizeof s->buf - s->len) {
+        flush(s);
+        if (n > sizeof s->buf) {
+            fwrite(p, 1, n, s->out);
+            return;
+        }
     }
-    putc('"', f);
+    memcpy(s->buf + s->len, p, n);
+    s->len += n;
+}
+
+static void put_char(sink *s, char c) {
+    if (s->len == sizeof s->buf) flush(s);
+    s->buf[s->len++] = c;
+}
+
+static void lit(sink *s, const char *text) { put(s, text, strlen(text)); }
+
+/* A decimal integer, as %llu and %lld write it. */
+static void unum_out(sink *s, unsigned long long u, int negative) {
+    char buf[24];
+    size_t i = sizeof buf;
+    do buf[--i] = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (negative) buf[--i] = '-';
+    put(s, buf + i, sizeof buf - i);
+}
+
+static void num_out(sink *s, long long v) { unum_out(s, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0); }
+
+/* A JSON string: quotes, backslashes and control bytes escaped; other bytes as they are (names
+ * come from jansson-read captures, so they are UTF-8). Runs of plain bytes are written whole. */
+static void json_string_out(sink *f, const char *s) {
+    put_char(f, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const unsigned char *run = p;
+        while (*p && *p != '"' && *p != '\\' && *p >= 0x20) p++;
+        put(f, (const char *)run, (size_t)(p - run));
+        if (!*p) break;
+        if (*p < 0x20) {
+            char u[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[*p >> 4], "0123456789abcdef"[*p & 15]};
+            put(f, u, sizeof u);
+        } else {
+            put_char(f, '\\'), put_char(f, (char)*p);
+        }
+        p++;
+    }
+    put_char(f, '"');
 }
 
 /* Microseconds from ns, exactly: "1234.567". */
-static void us_out(FILE *f, uint64_t ns) { fprintf(f, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000)); }
+static void us_out(sink *f, uint64_t ns) {
+    unsigned frac = (unsigned)(ns % 1000);
+    unum_out(f, ns / 1000, 0);
+    char tail[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
+    put(f, tail, sizeof tail);
+}
 
-static FILE *event(sink *s) {
-    if (s->n++) putc(',', s->out);
-    return s->out;
+static void bool_out(sink *f, int b) { lit(f, b ? "true" : "false"); }
+
+static sink *event(sink *s) {
+    if (s->n++) put_char(s, ',');
+    return s;
 }
 
 /* What one run's part of the trace shows: records overlapping [lo, hi], times in us from lo. */
@@ -73,30 +129,60 @@ static uint64_t at(span s, uint64_t t) {
 /* Lane ids are 32-bit OS thread ids and stream ids: kept whole (an int would turn ids above 2^31
  * negative, and the viewer would then name a lane that no event is on). */
 static void metadata(sink *events, int pid, long long tid, const char *what, const char *name) {
-    FILE *f = event(events);
-    fprintf(f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,", what, pid);
-    if (tid >= 0) fprintf(f, "\"tid\":%lld,", tid);
-    fputs("\"args\":{\"name\":", f);
+    sink *f = event(events);
+    lit(f, "{\"ph\":\"M\",\"name\":\"");
+    lit(f, what);
+    lit(f, "\",\"pid\":");
+    num_out(f, pid);
+    lit(f, ",");
+    if (tid >= 0) lit(f, "\"tid\":"), num_out(f, tid), lit(f, ",");
+    lit(f, "\"args\":{\"name\":");
     json_string_out(f, name);
-    fputs("}}", f);
+    lit(f, "}}");
 }
 
 static void sort_index(sink *events, int pid, int index) {
-    fprintf(event(events), "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"args\":{\"sort_index\":%d}}", pid, index);
+    sink *f = event(events);
+    lit(f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+    num_out(f, pid);
+    lit(f, ",\"args\":{\"sort_index\":");
+    num_out(f, index);
+    lit(f, "}}");
 }
 
 /* A complete ("X") event up to its args, which the caller writes and closes with "}}". */
-static FILE *complete(sink *events, const char *name, const char *cat, int pid, long long tid, span sp, uint64_t start,
+static sink *complete(sink *events, const char *name, const char *cat, int pid, long long tid, span sp, uint64_t start,
                       uint64_t end) {
-    FILE *f = event(events);
-    fputs("{\"name\":", f);
+    sink *f = event(events);
+    lit(f, "{\"name\":");
     json_string_out(f, name);
-    fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%lld,\"ts\":", cat, pid, tid);
+    lit(f, ",\"cat\":\"");
+    lit(f, cat);
+    lit(f, "\",\"ph\":\"X\",\"pid\":");
+    num_out(f, pid);
+    lit(f, ",\"tid\":");
+    num_out(f, tid);
+    lit(f, ",\"ts\":");
     us_out(f, at(sp, start));
-    fputs(",\"dur\":", f);
+    lit(f, ",\"dur\":");
     us_out(f, at(sp, end) - at(sp, start));
-    fputs(",\"args\":{", f);
+    lit(f, ",\"args\":{");
     return f;
+}
+
+/* One end of a launch arrow (ph is the phase and what goes with it). */
+static void flow_end(sink *f, const char *ph, unsigned long long id, int pid, uint32_t tid, uint64_t ts) {
+    lit(f, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":");
+    lit(f, ph);
+    lit(f, ",\"id\":");
+    unum_out(f, id, 0);
+    lit(f, ",\"pid\":");
+    num_out(f, pid);
+    lit(f, ",\"tid\":");
+    num_out(f, tid);
+    lit(f, ",\"ts\":");
+    us_out(f, ts);
+    put_char(f, '}');
 }
 
 /* Distinct ids from a sorted list of lane ids. */
@@ -159,19 +245,27 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
     for (size_t i = 0; i < c->n_api; i++) {
         const wb_api_call *a = &c->api[i];
         if (a->rank != rank || !shown(sp, a->start, a->end)) continue;
-        FILE *f = complete(events, a->name, a->driver ? "driver API" : "runtime API", host, a->thread, sp, a->start, a->end);
-        fprintf(f, "\"correlation_id\":%u,\"nested_in_another_call\":%s}}", a->correlation_id, a->nested ? "true" : "false");
+        sink *f = complete(events, a->name, a->driver ? "driver API" : "runtime API", host, a->thread, sp, a->start, a->end);
+        lit(f, "\"correlation_id\":");
+        num_out(f, a->correlation_id);
+        lit(f, ",\"nested_in_another_call\":");
+        bool_out(f, a->nested);
+        lit(f, "}}");
     }
     for (size_t i = 0; i < c->n_kernels; i++) {
         const wb_kernel *k = &c->kernels[i];
         if (k->rank != rank || !shown(sp, k->start, k->end)) continue;
-        FILE *f = complete(events, k->name, "kernel", gpu, k->stream, sp, k->start, k->end);
-        fputs("\"mangled\":", f);
+        sink *f = complete(events, k->name, "kernel", gpu, k->stream, sp, k->start, k->end);
+        lit(f, "\"mangled\":");
         json_string_out(f, k->mangled);
-        fprintf(f, ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"registers_per_thread\":%d,\"static_shared_bytes\":%d,"
-                   "\"dynamic_shared_bytes\":%d,\"correlation_id\":%u,\"graph_id\":%u,\"gemm\":%s}}",
-                k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->registers_per_thread,
-                k->static_shared, k->dynamic_shared, k->correlation_id, k->graph_id, wb_is_gemm(k->name, NULL) ? "true" : "false");
+        const char *keys[] = {",\"grid\":[", ",", ",", "],\"block\":[", ",", ",", "],\"registers_per_thread\":",
+                              ",\"static_shared_bytes\":", ",\"dynamic_shared_bytes\":", ",\"correlation_id\":", ",\"graph_id\":"};
+        const long long values[] = {k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
+                                    k->registers_per_thread, k->static_shared, k->dynamic_shared, k->correlation_id, k->graph_id};
+        for (size_t j = 0; j < sizeof values / sizeof values[0]; j++) lit(f, keys[j]), num_out(f, values[j]);
+        lit(f, ",\"gemm\":");
+        bool_out(f, wb_is_gemm(k->name, NULL));
+        lit(f, "}}");
     }
     for (size_t i = 0; i < c->n_ops; i++) {
         const wb_gpu_op *o = &c->ops[i];
@@ -182,16 +276,19 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
             snprintf(name, sizeof name, "memcpy %s%s%s%s %llu B", o->copy_kind, *host_kind ? " (" : "", host_kind,
                      *host_kind ? ")" : "", (unsigned long long)o->bytes);
         else snprintf(name, sizeof name, "memset %llu B", (unsigned long long)o->bytes);
-        FILE *f = complete(events, name, o->kind == WB_GPU_MEMCPY ? "memcpy" : "memset", gpu, o->stream, sp, o->start, o->end);
-        fprintf(f, "\"bytes\":%llu,\"correlation_id\":%u", (unsigned long long)o->bytes, o->correlation_id);
+        sink *f = complete(events, name, o->kind == WB_GPU_MEMCPY ? "memcpy" : "memset", gpu, o->stream, sp, o->start, o->end);
+        lit(f, "\"bytes\":");
+        unum_out(f, o->bytes, 0);
+        lit(f, ",\"correlation_id\":");
+        num_out(f, o->correlation_id);
         if (o->kind == WB_GPU_MEMCPY && o->src_kind[0]) {
-            fputs(",\"src_kind\":", f);
+            lit(f, ",\"src_kind\":");
             json_string_out(f, o->src_kind);
-            fputs(",\"dst_kind\":", f);
+            lit(f, ",\"dst_kind\":");
             json_string_out(f, o->dst_kind);
-            if (o->async >= 0) fprintf(f, ",\"async\":%s", o->async ? "true" : "false");
+            if (o->async >= 0) lit(f, ",\"async\":"), bool_out(f, o->async);
         }
-        fputs("}}", f);
+        lit(f, "}}");
     }
     /* flow arrows: launch call -> GPU work */
     for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
@@ -204,55 +301,63 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
         if (!shown(sp, a->start, a->end) || !shown(sp, start, end)) continue;
         uint32_t stream = is_kernel ? c->kernels[i].stream : c->ops[i - c->n_kernels].stream;
         unsigned long long id = ((unsigned long long)run_index << 32) | i; /* one arrow per piece of GPU work */
-        FILE *f = event(events);
-        fprintf(f, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"s\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"ts\":", id, host,
-                a->thread);
-        us_out(f, at(sp, a->start));
-        fputc('}', f);
-        f = event(events);
-        fprintf(f, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"ts\":", id,
-                gpu, stream);
-        us_out(f, at(sp, start));
-        fputc('}', f);
+        flow_end(event(events), "\"s\"", id, host, a->thread, at(sp, a->start));
+        flow_end(event(events), "\"f\",\"bp\":\"e\"", id, gpu, stream, at(sp, start));
     }
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
         uint64_t end = r->end == WB_OPEN_END ? r->start : r->end;
         if (r->rank != rank || !shown(sp, r->start, end)) continue;
-        FILE *f;
+        sink *f;
         if (r->is_mark) {
             f = event(events);
-            fputs("{\"name\":", f);
+            lit(f, "{\"name\":");
             json_string_out(f, r->name);
-            fprintf(f, ",\"cat\":\"nvtx\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%u,\"ts\":", nvtx, r->thread);
+            lit(f, ",\"cat\":\"nvtx\",\"ph\":\"i\",\"s\":\"t\",\"pid\":");
+            num_out(f, nvtx);
+            lit(f, ",\"tid\":");
+            num_out(f, r->thread);
+            lit(f, ",\"ts\":");
             us_out(f, at(sp, r->start));
-            fputs(",\"args\":{", f);
+            lit(f, ",\"args\":{");
         } else {
             f = complete(events, r->name, "nvtx", nvtx, r->thread, sp, r->start, end);
         }
-        fprintf(f, "\"depth\":%d,\"never_closed\":%s,", r->depth, r->end == WB_OPEN_END ? "true" : "false");
-        if (r->domain) fputs("\"domain\":", f), json_string_out(f, r->domain), fputc(',', f);
-        fprintf(f, "\"clipped_to_the_shown_span\":%s}}", r->start < sp.lo || end > sp.hi ? "true" : "false");
+        lit(f, "\"depth\":");
+        num_out(f, r->depth);
+        lit(f, ",\"never_closed\":");
+        bool_out(f, r->end == WB_OPEN_END);
+        lit(f, ",");
+        if (r->domain) lit(f, "\"domain\":"), json_string_out(f, r->domain), put_char(f, ',');
+        lit(f, "\"clipped_to_the_shown_span\":");
+        bool_out(f, r->start < sp.lo || end > sp.hi);
+        lit(f, "}}");
     }
     for (size_t i = 0; i < c->n_windows; i++) {
         if (c->windows[i].rank != rank) continue;
         uint64_t end = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
-        fputs("}}", complete(events, "profiled window (cudaProfilerStart..Stop)", "window", nvtx, 0, sp, c->windows[i].start, end));
+        lit(complete(events, "profiled window (cudaProfilerStart..Stop)", "window", nvtx, 0, sp, c->windows[i].start, end), "}}");
     }
 }
 
 /* The whole file to f. Returns 0, or -1 when writing failed. */
-static int write_trace(FILE *f, const wb_recording *rec, int whole_run) {
-    sink events = {f, 0};
-    fputs("{\"traceEvents\":[", f);
+static int write_trace(FILE *out, const wb_recording *rec, int whole_run) {
+    sink *f = malloc(sizeof *f);
+    if (!f) return -1;
+    f->out = out, f->n = 0, f->len = 0;
+    lit(f, "{\"traceEvents\":[");
     int pid = 1; /* three trace processes per rank of each run, numbered on */
     for (size_t i = 0; i < rec->n_runs; i++)
-        for (int r = 0; r < wb_capture_ranks(&rec->runs[i].capture); r++, pid += 3) add_rank(&events, &rec->runs[i], i, r, pid, whole_run);
-    fputs("],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lesson\":", f);
+        for (int r = 0; r < wb_capture_ranks(&rec->runs[i].capture); r++, pid += 3) add_rank(f, &rec->runs[i], i, r, pid, whole_run);
+    lit(f, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lesson\":");
     json_string_out(f, rec->lesson ? rec->lesson : "");
-    if (rec->recorded_at) fputs(",\"recorded_at\":", f), json_string_out(f, rec->recorded_at);
-    fprintf(f, ",\"made_by\":\"gpu-workbench grader\",\"shows\":\"%s\"}}\n", whole_run ? "the whole run" : "the profiled window");
-    return ferror(f) ? -1 : 0;
+    if (rec->recorded_at) lit(f, ",\"recorded_at\":"), json_string_out(f, rec->recorded_at);
+    lit(f, ",\"made_by\":\"gpu-workbench grader\",\"shows\":\"");
+    lit(f, whole_run ? "the whole run" : "the profiled window");
+    lit(f, "\"}}\n");
+    flush(f);
+    free(f);
+    return ferror(out) ? -1 : 0;
 }
 
 json_t *wb_chrome_trace(const wb_recording *rec) { return wb_chrome_trace_of(rec, 0); }

@@ -3,9 +3,11 @@
  * no "gemm" in them), cuBLAS/CUTLASS on Ampere (from the Hugging Face series' A100 traces), and
  * kernels that are not matrix multiplies.
  */
+#define _GNU_SOURCE /* strcasestr */
 #include "gemm_families.h"
 
 #include <criterion/criterion.h>
+#include <string.h>
 
 static const char *const GEMMS[] = {
     "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",              /* H200, cublasGemmEx bf16 */
@@ -52,4 +54,38 @@ Test(gemm, names_the_family_that_matched) {
     const wb_gemm_family *all = wb_gemm_families(&n);
     cr_assert_geq(n, 5);
     cr_assert_str_eq(all[0].pattern, "nvjet");
+}
+
+/* The same answer and family as a plain strcasestr over the table (the reference the faster
+ * search must keep), in any case and at any length: names past the 1 KiB lowered copy too. */
+static const wb_gemm_family *reference(const char *name) {
+    if (strcasestr(name, "splitKreduce") || strcasestr(name, "reduce_kernel")) return NULL;
+    size_t n;
+    const wb_gemm_family *all = wb_gemm_families(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcasestr(name, all[i].pattern)) return &all[i];
+    return NULL;
+}
+
+Test(gemm, any_case_and_any_length_match_the_reference) {
+    const char *parts[] = {"CUTLASS_", "Cutlass::", "SPLITKREDUCE_", "xMMa", "GeMv", "_kernel", "void f<", "WGMMA", "s16816",
+                           "Triton_Tem_Fused_BMM", "Reduce_Kernel", "nv", "jet", "gem", "m"};
+    size_t np = sizeof parts / sizeof parts[0];
+    static char name[3000];
+    unsigned seed = 1;
+    for (int t = 0; t < 4000; t++) {
+        size_t len = 0, target = (size_t)(t % 4 == 0 ? 2500 : 60);
+        while (len < target) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = parts[(seed >> 16) % np];
+            size_t k = strlen(p);
+            if (len + k >= target) break;
+            memcpy(name + len, p, k);
+            len += k;
+        }
+        name[len] = '\0';
+        const wb_gemm_family *family = (const wb_gemm_family *)1, *want = reference(name);
+        cr_assert_eq(wb_is_gemm(name, &family), want != NULL, "%s", name);
+        cr_assert_eq(family, want, "%s", name);
+    }
 }

@@ -255,3 +255,40 @@ Test(trace, thread_ids_above_2_to_the_31_keep_their_names) {
     json_decref(t);
     wb_recording_free(&rec);
 }
+
+/* Names come back from the trace exactly as the capture holds them, whatever bytes they have
+ * (the writer escapes by hand: quotes, backslashes, control bytes; UTF-8 as it is), and a name
+ * longer than the writer's buffer is written whole. Times keep their nanoseconds. */
+Test(trace, names_with_escapes_and_long_names_come_back_whole) {
+    wb_recording rec;
+    wb_capture *c = build_recording(&rec);
+    static char long_name[200001];
+    for (size_t i = 0; i < sizeof long_name - 1; i++) long_name[i] = (char)('a' + i % 26);
+    const char *names[] = {"say \"hi\"", "back\\slash", "tab\there\nnew line\x01\x1f", "caf\xc3\xa9 \xe2\x9c\x93", long_name};
+    size_t n = sizeof names / sizeof names[0];
+    for (size_t i = 0; i < n; i++) {
+        add_api(c, "cudaLaunchKernel", 2000 + i * 1000, 2100 + i * 1000, (uint32_t)(i + 1), 11);
+        add_kernel(c, names[i], 2200 + i * 1000, 2301 + i * 1000, (uint32_t)(i + 1), 7);
+        add_range(c, names[i], 1999 + i * 1000, 2999 + i * 1000, 11);
+    }
+    build_finish(c);
+    json_t *t = wb_chrome_trace(&rec), *ev = events_of(t);
+    cr_assert_not_null(t, "the trace is valid JSON");
+    size_t kernels = 0, ranges = 0;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        const char *cat = str(e, "cat");
+        if (!cat || (strcmp(cat, "kernel") && strcmp(cat, "nvtx"))) continue;
+        size_t k = strcmp(cat, "kernel") ? ranges++ : kernels++;
+        cr_assert_lt(k, n);
+        cr_assert_str_eq(str(e, "name"), names[k]);
+        /* the capture starts at 1999 ns (the first range), so times count from there */
+        uint64_t start = strcmp(cat, "kernel") ? 1999 + k * 1000 : 2200 + k * 1000, dur = strcmp(cat, "kernel") ? 1000 : 101;
+        cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), (double)(start - 1999) / 1000, 1e-9);
+        cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), (double)dur / 1000, 1e-9);
+    }
+    cr_assert_eq(kernels, n);
+    cr_assert_eq(ranges, n);
+    json_decref(t);
+    wb_recording_free(&rec);
+}
