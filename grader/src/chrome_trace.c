@@ -192,8 +192,14 @@ static int u32_cmp(const void *a, const void *b) {
 }
 
 static size_t unique_sorted(uint32_t *v, size_t n) {
-    qsort(v, n, sizeof *v, u32_cmp);
+    /* a lane's records come in runs: dropping repeats first leaves a few ids to sort, not a
+     * million (4 sorts of 0.9 M ids cost 0.2 s of a 200 MB capture's traces) */
     size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    n = m;
+    qsort(v, n, sizeof *v, u32_cmp);
+    m = 0;
     for (size_t i = 0; i < n; i++)
         if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
     return m;
