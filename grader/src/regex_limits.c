@@ -108,9 +108,14 @@ static long piece(scan *s) {
     } else {
         s->p++; /* a literal, '.', '^', '$', or a stray '*' '+' '?' '{' that regcomp judges */
     }
-    for (;;) {
+    for (int ops = 0;; ops++) {
         if (s->failed) return 0;
         c = *s->p;
+        /* a**, a+*, a{2}? : POSIX leaves them undefined, and glibc nests them at a cost that the
+         * part count does not see (a then 60 '*' and 4 '+', 991 parts: 0.3 s; 7 '+': 15 s, 640 MB) */
+        if (ops > 0 && (c == '*' || c == '?' || c == '+' || c == '{'))
+            return refuse(s, "one repetition right after another (a**, a+?, a{2}*) is undefined in POSIX regexes; write one, "
+                             "or group the first: (a{2})*");
         if (c == '*' || c == '?') size = saturate(size + 1), s->p++;
         else if (c == '+') size = saturate(2 * size + 1), s->p++;
         else if (c == '{') size = saturate(size * interval(s) + 1);
