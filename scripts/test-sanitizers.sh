@@ -18,6 +18,21 @@ cmake --build "$BUILD" --parallel "$(nproc 2>/dev/null || echo 2)" || { echo "sa
 # halt_on_error and abort: a finding ends the process with a failing status, whatever the test expects.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# test_engine_cuda_emu(_v2): under the sanitizers they passed every comparison but leaked 1.5 GB
-# (gpu_ops.c, fixed); left out until a run of them after the fix is clean (docs/fuzzing.md).
-cd "$BUILD" && ctest --output-on-failure --parallel "$(nproc 2>/dev/null || echo 2)" -LE gpu -E '^test_engine_cuda_emu' "$@"
+# test_engine_cuda_emu (the CUDA backend on its CPU emulation) runs on its own after the others:
+# under the sanitizers it takes about 3 minutes of CPU (177 s measured, 8 min wall on the shared
+# 2-core machine), past the 300 s TIMEOUT its ctest entry keeps for plain builds. A filtered run
+# (arguments given) leaves it out. docs/fuzzing.md.
+cd "$BUILD" || exit 1
+rc=0
+ctest --output-on-failure --parallel "$(nproc 2>/dev/null || echo 2)" -LE gpu -E '^test_engine_cuda_emu$' "$@" || rc=1
+if [ $# -eq 0 ]; then
+    start=$(date +%s)
+    if ./tests/test_engine_cuda_emu >test_engine_cuda_emu.log 2>&1; then
+        echo "test_engine_cuda_emu under the sanitizers: $(tail -n 1 test_engine_cuda_emu.log) ($(($(date +%s) - start)) s)"
+    else
+        tail -n 40 test_engine_cuda_emu.log
+        echo "test_engine_cuda_emu failed under the sanitizers (log: $BUILD/test_engine_cuda_emu.log)" >&2
+        rc=1
+    fi
+fi
+exit $rc
