@@ -1,12 +1,11 @@
 /*
  * chrome_trace.c: see chrome_trace.h. Events are printed straight to the file, one at a time: a
  * capture of a million records never becomes one JSON tree (which cost 2 GB for a 200 MB
- * capture), and at about 0.5 us an event instead of jansson's 5 (one object built, dumped and
- * freed per event) a 200 MB capture's trace takes about a second instead of seven. Strings go
- * through json_string_out (JSON's escapes); times are exact decimals of integer nanoseconds.
- * Numbers and strings are formatted by hand into the sink's own 64 KiB buffer, written out whole:
- * fprintf's format parsing and stdio's per-call overhead (15 calls an event) were most of the
- * trace's cost (200 MB capture: 1.3 s -> 0.3 s CPU per trace, docs/capture-format.md).
+ * capture). Numbers and strings are formatted by hand into the sink's own 64 KiB buffer, written
+ * out whole: jansson (one object built, dumped and freed per event) took 6.9 s CPU for a 200 MB
+ * capture's trace, fprintf and stdio's per-call overhead (15 calls an event) 1.3 s, this 0.4 s
+ * (docs/capture-format.md). Strings go through json_string_out (JSON's escapes); times are exact
+ * decimals of integer nanoseconds.
  */
 #define _GNU_SOURCE
 #include "chrome_trace.h"
