@@ -49,6 +49,23 @@ static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcp
     return cudaSuccess;
 }
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* one stream that runs everything at once: asynchronous copies are done when they return */
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
+    memcpy(d, s, n);
+    return cudaSuccess;
+}
+enum { cudaHostAllocDefault = 0, cudaEventDisableTiming = 2 };
+static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
+static inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+typedef int *cudaEvent_t;
+static int emu_event;
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+    *e = &emu_event;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
 static inline cudaError_t cudaGetDeviceCount(int *n) {
     *n = 1;
     return cudaSuccess;

@@ -47,13 +47,15 @@ static double rel_err(const std::vector<double> &out, const std::vector<double> 
     return r > 0 ? std::sqrt(d / r) : std::sqrt(d); /* a zero reference (dQ, dK at T = 1): absolute */
 }
 
-/* B, H, T, D = 64; q, k, v as strided views of one (B, T, 3 H D) buffer, as the model passes them */
-static int check(int B, int H, int T, int vec) {
+/* B, H, T, D = 64; q, k, v as strided views of one (B, T, 3 H D) buffer, as the model passes them.
+ * acc: the backward adds into a gradient holding 0.25 everywhere; else it stores into one holding
+ * 7 (every element must be written). */
+static int check(int B, int H, int T, int vec, int acc) {
     const int D = 64, C = H * D;
     const float scale = 1.0f / 8.0f;
     const int64_t rows = (int64_t)B * H * T;
     std::vector<bf16> qkv((size_t)B * T * 3 * C), out((size_t)B * T * C), g((size_t)B * T * C);
-    std::vector<bf16> gqkv((size_t)B * T * 3 * C, __float2bfloat16(0.0f));
+    std::vector<bf16> gqkv((size_t)B * T * 3 * C, __float2bfloat16(acc ? 0.25f : 7.0f));
     /* D (rows), then dq (rows, 64) from a 16-byte boundary, as backend_cuda.cu lays it out: the dq
      * finish reads it 16 bytes at a time (misaligned here before, found by UBSan in build-asan) */
     const int64_t rows4 = (rows + 3) / 4 * 4;
@@ -75,7 +77,7 @@ static int check(int B, int H, int T, int vec) {
 
     /* float64 reference from the same bf16 inputs */
     std::vector<double> o_ref(out.size()), o_got(out.size()), lse_ref(rows), lse_got(rows);
-    std::vector<double> gq_ref(qkv.size(), 0.0), gq_got(qkv.size());
+    std::vector<double> gq_ref(qkv.size(), acc ? 0.25 : 0.0), gq_got(qkv.size());
     std::vector<double> p(T);
     auto Q = [&](int part, int b, int h, int t, int d) { return (double)__bfloat162float(qkv[at_qkv(part, b, h, t, d)]); };
     for (int b = 0; b < B; b++)
@@ -102,7 +104,7 @@ static int check(int B, int H, int T, int vec) {
 
     /* backward, into the strided gradient of qkv */
     a.o = out.data(), a.g = g.data(), a.D = scratch.data(), a.dq = scratch.data() + rows4;
-    a.gq = gqkv.data(), a.gk = gqkv.data() + C, a.gv = gqkv.data() + 2 * C;
+    a.gq = gqkv.data(), a.gk = gqkv.data() + C, a.gv = gqkv.data() + 2 * C, a.acc = acc;
     for (int64_t *s : {a.gqs, a.gks, a.gvs}) s[0] = (int64_t)T * 3 * C, s[1] = D, s[2] = 3 * C;
     std::fill(scratch.begin(), scratch.end(), 0.0f);
     launch((unsigned)((rows + 31) / 32), 1, 256, [&] { k_flash_bwd_pre(a, rows, vec); });
@@ -142,25 +144,25 @@ static int check(int B, int H, int T, int vec) {
     }
     /* bf16 inputs, P and dS rounded to bf16 before their products: errors ~2.4e-3 */
     int ok = e_o < 5e-3 && e_l < 1e-3 && e_g[0] < 5e-3 && e_g[1] < 5e-3 && e_g[2] < 5e-3;
-    printf("flash attention B=%d H=%d T=%d (%s loads): out %.2e lse %.2e dq %.2e dk %.2e dv %.2e %s\n", B, H, T,
-           vec ? "16-byte" : "2-byte", e_o, e_l, e_g[0], e_g[1], e_g[2], ok ? "PASS" : "FAIL");
+    printf("flash attention B=%d H=%d T=%d (%s loads, %s): out %.2e lse %.2e dq %.2e dk %.2e dv %.2e %s\n", B, H, T,
+           vec ? "16-byte" : "2-byte", acc ? "adds" : "stores", e_o, e_l, e_g[0], e_g[1], e_g[2], ok ? "PASS" : "FAIL");
     return ok;
 }
 
 int main(void) {
     int passed = 0, failed = 0;
     /* T not a multiple of 64 (a partial last tile), more than one tile, both load paths */
-    (check(1, 2, 100, 1) ? passed : failed)++;
-    (check(2, 1, 70, 0) ? passed : failed)++;
-    (check(1, 1, 130, 1) ? passed : failed)++;
-    (check(1, 1, 64, 1) ? passed : failed)++; /* exactly one tile */
-    (check(2, 1, 1, 1) ? passed : failed)++;  /* one token */
-    (check(1, 2, 300, 0) ? passed : failed)++;
+    (check(1, 2, 100, 1, 0) ? passed : failed)++;
+    (check(2, 1, 70, 0, 1) ? passed : failed)++;
+    (check(1, 1, 130, 1, 1) ? passed : failed)++;
+    (check(1, 1, 64, 1, 0) ? passed : failed)++; /* exactly one tile */
+    (check(2, 1, 1, 1, 0) ? passed : failed)++;  /* one token */
+    (check(1, 2, 300, 0, 0) ? passed : failed)++;
     /* again with warps out of step (cuda_emu.h's skew): a missing barrier before a tile is
      * refilled lets warp 0 poison what the others still read; several query tiles */
     emu_skew_us = 30;
-    (check(1, 1, 200, 1) ? passed : failed)++;
-    (check(1, 1, 260, 1) ? passed : failed)++;
+    (check(1, 1, 200, 1, 0) ? passed : failed)++;
+    (check(1, 1, 260, 1, 1) ? passed : failed)++;
     emu_skew_us = 0;
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

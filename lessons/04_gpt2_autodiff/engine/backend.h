@@ -14,7 +14,7 @@
  *   - Shapes have already been checked by the engine; elementwise operands are given already
  *     broadcast to the output's shape (stride 0 in broadcast dimensions).
  *   - Every function returns WB_OK or WB_FAIL (after printing what failed); none exits.
- *   - Nothing synchronises with the host except to_host / sync.
+ *   - Nothing synchronises with the host except to_host, to_host_wait and sync.
  */
 #ifndef WB_BACKEND_H
 #define WB_BACKEND_H
@@ -26,6 +26,8 @@ extern "C" {
 #endif
 
 typedef enum { WB_BACKEND_CPU = 0, WB_BACKEND_CUDA = 1 } wb_backend_kind;
+
+enum { WB_LATER_SLOTS = 8, WB_LATER_BYTES = 64 }; /* to_host_later's slots */
 
 typedef enum { WB_OP_ADD, WB_OP_SUB, WB_OP_MUL, WB_OP_DIV } wb_binop;
 /* Unary ops compute out (+)= alpha * f(a); WB_OP_IDENTITY with alpha makes copy, scale, negate. */
@@ -63,7 +65,15 @@ struct wb_backend {
     void (*free)(wb_backend *be, void *ptr);
     int (*memset0)(wb_backend *be, void *ptr, size_t bytes);
     int (*to_host)(wb_backend *be, void *dst, const void *src, size_t bytes);   /* synchronises */
+    /* Ordered after everything launched before it. May return before the copy ran: the source
+     * may be reused at once (the CUDA backend stages small copies in pinned memory). */
     int (*to_device)(wb_backend *be, void *dst, const void *src, size_t bytes);
+    /* A download the host collects later, so that a training loop can queue step k+1 before it
+     * reads step k's loss: to_host_later enqueues a copy of `bytes` (<= WB_LATER_BYTES) into
+     * slot `slot` (< WB_LATER_SLOTS) after everything launched so far and returns at once;
+     * to_host_wait waits for that copy and hands the bytes over. */
+    int (*to_host_later)(wb_backend *be, int slot, const void *src, size_t bytes);
+    int (*to_host_wait)(wb_backend *be, int slot, void *dst, size_t bytes);
     int (*sync)(wb_backend *be);
 
     /* ---- elementwise (any strides, up to 4 dims, operands broadcast to out's shape) ---- */
@@ -146,10 +156,10 @@ struct wb_backend {
     int (*attention_supported)(wb_backend *be, wb_dtype dtype, int64_t head_dim);
     int (*attention)(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
                      const wb_tensor *k, const wb_tensor *v, double scale);
-    /* gq, gk, gv accumulate (+=), any may be NULL; g and out have out's layout */
+    /* gq, gk, gv (+)= (accumulate), any may be NULL; g and out have out's layout */
     int (*attention_backward)(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
                               const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                              const wb_tensor *k, const wb_tensor *v, double scale);
+                              const wb_tensor *k, const wb_tensor *v, double scale, int accumulate);
 
     /* ---- optimizer ---- */
     /* *norm_sq (stat scalar on the device) = sum of grads^2 over the flat block */

@@ -36,7 +36,10 @@ static int bad_dtype(const char *what, wb_dtype d) {
         return bad_dtype(#name, (dt));                                                             \
     } while (0)
 
-static void cpu_destroy(wb_backend *be) { free(be); }
+static void cpu_destroy(wb_backend *be) {
+    free(be->impl); /* the later-download slots */
+    free(be);
+}
 static int cpu_supports(wb_backend *be, wb_dtype d) { return d == WB_F32 || d == WB_F64; }
 static double cpu_peak_for(wb_backend *be, wb_dtype d) { return 0.0; }
 
@@ -55,6 +58,17 @@ static int cpu_memset0(wb_backend *be, void *p, size_t n) {
 }
 static int cpu_copy(wb_backend *be, void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);
+    return WB_OK;
+}
+/* Nothing runs behind the host's back here: the later download copies at once into its slot. */
+static int cpu_to_host_later(wb_backend *be, int slot, const void *src, size_t n) {
+    if (slot < 0 || slot >= WB_LATER_SLOTS || n > WB_LATER_BYTES) return WB_FAIL;
+    memcpy((char *)be->impl + slot * WB_LATER_BYTES, src, n);
+    return WB_OK;
+}
+static int cpu_to_host_wait(wb_backend *be, int slot, void *dst, size_t n) {
+    if (slot < 0 || slot >= WB_LATER_SLOTS || n > WB_LATER_BYTES) return WB_FAIL;
+    memcpy(dst, (char *)be->impl + slot * WB_LATER_BYTES, n);
     return WB_OK;
 }
 static int cpu_sync(wb_backend *be) { return WB_OK; }
@@ -122,8 +136,8 @@ static int cpu_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *
 }
 static int cpu_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
                                   const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                                  const wb_tensor *k, const wb_tensor *v, double scale) {
-    DISPATCH(attention_backward, q->dtype, gq, gk, gv, g, out, lse, q, k, v, scale);
+                                  const wb_tensor *k, const wb_tensor *v, double scale, int acc) {
+    DISPATCH(attention_backward, q->dtype, gq, gk, gv, g, out, lse, q, k, v, scale, acc);
 }
 static int cpu_norm_sq(wb_backend *be, void *out, const void *grads, int64_t n, wb_dtype dt) {
     DISPATCH(norm_sq, dt, out, grads, n);
@@ -139,6 +153,10 @@ static int cpu_adamw(wb_backend *be, const wb_adamw_args *a) {
 int wb_backend_cpu_create(wb_backend **out) {
     wb_backend *be = calloc(1, sizeof *be);
     if (!be) return WB_FAIL;
+    if (!(be->impl = calloc(WB_LATER_SLOTS, WB_LATER_BYTES))) {
+        free(be);
+        return WB_FAIL;
+    }
     be->name = "cpu";
     be->kind = WB_BACKEND_CPU;
     snprintf(be->device_name, sizeof be->device_name, "CPU (reference backend)");
@@ -150,6 +168,8 @@ int wb_backend_cpu_create(wb_backend **out) {
     be->memset0 = cpu_memset0;
     be->to_host = cpu_copy;
     be->to_device = cpu_copy;
+    be->to_host_later = cpu_to_host_later;
+    be->to_host_wait = cpu_to_host_wait;
     be->sync = cpu_sync;
     be->fill = cpu_fill;
     be->binary = cpu_binary;

@@ -396,11 +396,17 @@ static int FN(attention)(const wb_tensor *out, const wb_tensor *lse, const wb_te
 
 static int FN(attention_backward)(const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv, const wb_tensor *g,
                                   const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q, const wb_tensor *k,
-                                  const wb_tensor *v, double scale) {
+                                  const wb_tensor *v, double scale, int acc) {
     int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], D = q->shape[3];
 #pragma omp parallel for schedule(static)
     for (int64_t bh = 0; bh < B * H; bh++) {
         int64_t b = bh / H, h = bh % H;
+        for (int64_t t = 0; !acc && t < T; t++) /* a store: the sums below start from zero */
+            for (int64_t d = 0; d < D; d++) {
+                if (gq) E4(gq, b, h, t, d) = 0;
+                if (gk) E4(gk, b, h, t, d) = 0;
+                if (gv) E4(gv, b, h, t, d) = 0;
+            }
         for (int64_t t = 0; t < T; t++) {
             double Dt = 0, z = ((const real *)lse->data)[bh * T + t];
             for (int64_t d = 0; d < D; d++) Dt += (double)E4(g, b, h, t, d) * E4(out, b, h, t, d);

@@ -163,6 +163,11 @@ void wb_range_pop(wb_ctx *ctx);
  * x's whole gradient allocation and `whole` says the call writes every element of x, else 1
  * (accumulate; a first partial write zeroes the allocation first). Parameters always accumulate. */
 int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc);
+/* The same question for n gradients that one call writes together (attention's q, k and v): *acc
+ * = 0 when they are the first write of one allocation and tile it exactly (n equal views side by
+ * side along one dimension: the three parts of a split qkv), so the call may store into all of
+ * it; else each is asked as a partial write and *acc = 1. */
+int wb_grad_write_parts(wb_ctx *ctx, const wb_tensor *const *xs, int n, int *acc);
 /* Where x's gradient is now: x->grad, moved into the memory of the buffer it aliases. */
 void *wb_grad_ptr(const wb_tensor *x);
 /* If x's gradient is unwritten, covers its allocation and has y's shape, strides and dtype (y's
@@ -189,6 +194,11 @@ wb_tensor *wb_wrap(wb_ctx *ctx, void *data, void *grad, wb_dtype dtype, int ndim
 int wb_upload(wb_ctx *ctx, const wb_tensor *t, const double *host);
 int wb_download(wb_ctx *ctx, const wb_tensor *t, double *host);
 int wb_download_grad(wb_ctx *ctx, const wb_tensor *t, double *host);
+/* A download collected later (backend.h's to_host_later): the copy of a small contiguous t
+ * (a loss) is queued after everything launched so far; wb_download_wait waits for it and
+ * converts. t's header may be gone by then: the wait takes its dtype and element count. */
+int wb_download_later(wb_ctx *ctx, const wb_tensor *t, int slot);
+int wb_download_wait(wb_ctx *ctx, wb_dtype dtype, int64_t n, int slot, double *host);
 /* A header over t's gradient (dtype and layout of t). NULL when t has none. */
 wb_tensor *wb_grad_of(wb_ctx *ctx, const wb_tensor *t);
 

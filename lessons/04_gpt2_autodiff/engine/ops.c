@@ -386,13 +386,14 @@ typedef struct {
 
 static int pb_attention(wb_ctx *ctx, void *p) {
     attn_saved *s = p;
-    int acc; /* always adds: q, k, v are parts of one qkv gradient, zeroed at the first write */
-    WB_TRY(wb_grad_write(ctx, s->q, 0, &acc));
-    WB_TRY(wb_grad_write(ctx, s->k, 0, &acc));
-    WB_TRY(wb_grad_write(ctx, s->v, 0, &acc));
+    /* q, k, v are the three parts of one qkv gradient: their first write stores into all of it
+     * (no memset of the [B*T, 3C] gradient and no read of its zeros: 151 MB a layer at 124M) */
+    const wb_tensor *parts[3] = {s->q, s->k, s->v};
+    int acc;
+    WB_TRY(wb_grad_write_parts(ctx, parts, 3, &acc));
     wb_tensor g = gview(s->y), gq = gview(s->q), gk = gview(s->k), gv = gview(s->v);
     return BE->attention_backward(BE, s->q->grad ? &gq : NULL, s->k->grad ? &gk : NULL, s->v->grad ? &gv : NULL, &g,
-                                  s->y, s->lse, s->q, s->k, s->v, s->scale);
+                                  s->y, s->lse, s->q, s->k, s->v, s->scale, acc);
 }
 
 wb_tensor *wb_attention(wb_ctx *ctx, wb_tensor *q, wb_tensor *k, wb_tensor *v, double scale) {

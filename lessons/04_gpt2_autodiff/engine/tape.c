@@ -143,6 +143,43 @@ int wb_grad_write(wb_ctx *ctx, const wb_tensor *x, int whole, int *acc) {
     return ctx->be->memset0(ctx->be, gb->base, gb->bytes);
 }
 
+/* xs[0..n) have one shape, strides and dtype, and sit side by side along one dimension d (part
+ * i starts i parts' extent along d after part 0): together they are one view with n times the
+ * size along d. Does that view cover gb exactly? */
+static int tile(const wb_tensor *const *xs, int n, const wb_grad_buf *gb) {
+    const wb_tensor *x = xs[0];
+    for (int i = 1; i < n; i++) {
+        const wb_tensor *y = xs[i];
+        if (y->gbuf != gb || !y->grad || y->dtype != x->dtype || y->ndim != x->ndim) return 0;
+        for (int d = 0; d < x->ndim; d++)
+            if (y->shape[d] != x->shape[d] || y->stride[d] != x->stride[d]) return 0;
+    }
+    int64_t es = (int64_t)wb_dtype_size(x->dtype);
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t extent = x->stride[d] * x->shape[d] * es, i = 1;
+        while (i < n && (char *)xs[i]->grad - (char *)x->grad == i * extent) i++;
+        if (i < n) continue;
+        wb_tensor all = *x;
+        all.shape[d] *= n;
+        return covers(&all, gb);
+    }
+    return 0;
+}
+
+int wb_grad_write_parts(wb_ctx *ctx, const wb_tensor *const *xs, int n, int *acc) {
+    wb_grad_buf *gb = xs[0]->gbuf;
+    if (gb && xs[0]->grad && !gb->written && !gb->gelu_folded && tile(xs, n, gb)) {
+        for (int i = 0; i < n; i++)
+            if (ctx->grad_write_hook) ctx->grad_write_hook(ctx->backward_hook_user, xs[i]);
+        gb->written = 1;
+        *acc = 0;
+        return WB_OK;
+    }
+    for (int i = 0; i < n; i++) WB_TRY(wb_grad_write(ctx, xs[i], 0, acc));
+    *acc = 1;
+    return WB_OK;
+}
+
 /* element i of x's and of y's gradient at the same offset from their starts */
 static int same_layout(const wb_tensor *x, const wb_tensor *y) {
     if (x->dtype != y->dtype || wb_numel(x) != wb_numel(y)) return 0;

@@ -226,6 +226,28 @@ wb_tensor *wb_grad_of(wb_ctx *ctx, const wb_tensor *t) {
     return g;
 }
 
+/* One element between its stored form at p and a double: down reads p, else writes it. */
+static void convert(char *p, wb_dtype dtype, double *h, int down) {
+    switch (dtype) {
+    case WB_F32:
+        if (down) *h = *(float *)p;
+        else *(float *)p = (float)*h;
+        break;
+    case WB_F64:
+        if (down) *h = *(double *)p;
+        else *(double *)p = *h;
+        break;
+    case WB_BF16:
+        if (down) *h = wb_bf16_to_f32(*(uint16_t *)p);
+        else *(uint16_t *)p = wb_f32_to_bf16((float)*h);
+        break;
+    case WB_I32:
+        if (down) *h = *(int32_t *)p;
+        else *(int32_t *)p = (int32_t)*h;
+        break;
+    }
+}
+
 /* Host staging of a tensor's elements in row-major order, whatever its strides. */
 static int transfer(wb_ctx *ctx, const wb_tensor *t, void *mem, double *host, int down) {
     int64_t n = wb_numel(t);
@@ -239,27 +261,7 @@ static int transfer(wb_ctx *ctx, const wb_tensor *t, void *mem, double *host, in
     int rc = WB_OK;
     /* an upload into a view must keep the elements between its strides: read them first */
     if ((down || span != n) && ctx->be->to_host(ctx->be, buf, mem, (size_t)span * es) != WB_OK) rc = WB_FAIL;
-    for (int64_t i = 0; rc == WB_OK && i < n; i++) {
-        char *p = buf + wb_offset_of(t, i) * (int64_t)es;
-        switch (t->dtype) {
-        case WB_F32:
-            if (down) host[i] = *(float *)p;
-            else *(float *)p = (float)host[i];
-            break;
-        case WB_F64:
-            if (down) host[i] = *(double *)p;
-            else *(double *)p = host[i];
-            break;
-        case WB_BF16:
-            if (down) host[i] = wb_bf16_to_f32(*(uint16_t *)p);
-            else *(uint16_t *)p = wb_f32_to_bf16((float)host[i]);
-            break;
-        case WB_I32:
-            if (down) host[i] = *(int32_t *)p;
-            else *(int32_t *)p = (int32_t)host[i];
-            break;
-        }
-    }
+    for (int64_t i = 0; rc == WB_OK && i < n; i++) convert(buf + wb_offset_of(t, i) * (int64_t)es, t->dtype, &host[i], down);
     if (rc == WB_OK && !down) rc = ctx->be->to_device(ctx->be, mem, buf, (size_t)span * es);
     free(buf);
     return rc;
@@ -269,6 +271,22 @@ int wb_upload(wb_ctx *ctx, const wb_tensor *t, const double *host) {
     return transfer(ctx, t, t->data, (double *)host, 0);
 }
 int wb_download(wb_ctx *ctx, const wb_tensor *t, double *host) { return transfer(ctx, t, t->data, host, 1); }
+int wb_download_later(wb_ctx *ctx, const wb_tensor *t, int slot) {
+    size_t bytes = (size_t)wb_numel(t) * wb_dtype_size(t->dtype);
+    if (!wb_is_contiguous(t) || bytes > WB_LATER_BYTES) {
+        fprintf(stderr, "engine: a later download takes a contiguous tensor of at most %d bytes\n", WB_LATER_BYTES);
+        return WB_FAIL;
+    }
+    return ctx->be->to_host_later(ctx->be, slot, t->data, bytes);
+}
+int wb_download_wait(wb_ctx *ctx, wb_dtype dtype, int64_t n, int slot, double *host) {
+    unsigned char buf[WB_LATER_BYTES];
+    size_t es = wb_dtype_size(dtype);
+    if (n < 0 || (size_t)n * es > sizeof buf) return WB_FAIL;
+    WB_TRY(ctx->be->to_host_wait(ctx->be, slot, buf, (size_t)n * es));
+    for (int64_t i = 0; i < n; i++) convert((char *)buf + i * (int64_t)es, dtype, &host[i], 1);
+    return WB_OK;
+}
 int wb_download_grad(wb_ctx *ctx, const wb_tensor *t, double *host) {
     if (!t->grad) return WB_FAIL;
     return transfer(ctx, t, wb_grad_ptr(t), host, 1);

@@ -64,16 +64,25 @@ int adamw_step(adamw *opt, gpt2 *model, float lr) {
     return be->adamw(be, &a);
 }
 
-int adamw_last_norm(adamw *opt, double *norm) {
+int adamw_norm_later(adamw *opt, int slot) {
+    return opt->be->to_host_later(opt->be, slot, opt->norm_sq, opt->stat == WB_F64 ? 8 : 4);
+}
+
+int adamw_norm_wait(adamw *opt, int slot, double *norm) {
     double d = 0;
     float f = 0;
-    if (opt->stat == WB_F64) WB_TRY(opt->be->to_host(opt->be, &d, opt->norm_sq, 8));
+    if (opt->stat == WB_F64) WB_TRY(opt->be->to_host_wait(opt->be, slot, &d, 8));
     else {
-        WB_TRY(opt->be->to_host(opt->be, &f, opt->norm_sq, 4));
+        WB_TRY(opt->be->to_host_wait(opt->be, slot, &f, 4));
         d = f;
     }
     *norm = sqrt(d);
     return WB_OK;
+}
+
+int adamw_last_norm(adamw *opt, double *norm) {
+    WB_TRY(adamw_norm_later(opt, WB_LATER_SLOTS - 1));
+    return adamw_norm_wait(opt, WB_LATER_SLOTS - 1, norm);
 }
 
 int adamw_get_state(adamw *opt, gpt2 *model, float *m, float *v) {

@@ -40,8 +40,12 @@ int adamw_step(adamw *opt, gpt2 *model, float lr);
 /* The next update's backend arguments without running it (counts the step): what a replayed CUDA
  * graph of the training step needs (wb_backend.graph_launch). */
 void adamw_next(adamw *opt, gpt2 *model, float lr, wb_adamw_args *a);
-/* The squared global gradient norm of the last step (synchronises; for the progress line). */
+/* The global gradient norm of the last step (synchronises; for the progress line). */
 int adamw_last_norm(adamw *opt, double *norm);
+/* The same in two halves (backend.h's to_host_later): queue the copy of the last step's norm
+ * into a slot, and collect it later, after the next step has been queued. */
+int adamw_norm_later(adamw *opt, int slot);
+int adamw_norm_wait(adamw *opt, int slot, double *norm);
 /* Host f32 copies of the moments (checkpoints), and back. */
 int adamw_get_state(adamw *opt, gpt2 *model, float *m, float *v);
 int adamw_set_state(adamw *opt, gpt2 *model, const float *m, const float *v, int t);

@@ -54,11 +54,12 @@
 
 struct AttnDesc {
     const bf16 *q, *k, *v, *g, *o; /* g: the output's gradient (backward only) */
-    bf16 *out, *gq, *gk, *gv;      /* out: forward; gq, gk, gv: backward (+=, may be NULL) */
+    bf16 *out, *gq, *gk, *gv;      /* out: forward; gq, gk, gv: backward (may be NULL) */
     float *lse, *D, *dq;           /* (B*H*T), (B*H*T), (B*H*T, 64) */
     int64_t qs[3], ks[3], vs[3], gs[3], os[3], gqs[3], gks[3], gvs[3]; /* strides of b, h, t */
     int H, T;
     float scale;
+    int acc;                       /* backward: gq, gk, gv += (1) or = (0) */
 };
 
 /* grids (B*H heads in x, so that blocks start head by head with each head's heaviest tile first;
@@ -529,11 +530,11 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, FA_BWD_MIN_BLOCKS) k_flash_bwd
             for (int j = 0; j < 2; j++) {
                 if (a.gk) {
                     bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + j;
-                    *p = __float2bfloat16(__bfloat162float(*p) + a.scale * dk[nt][2 * r + j]);
+                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + a.scale * dk[nt][2 * r + j]);
                 }
                 if (a.gv) {
                     bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + d + j;
-                    *p = __float2bfloat16(__bfloat162float(*p) + dv[nt][2 * r + j]);
+                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + dv[nt][2 * r + j]);
                 }
             }
         }
@@ -541,7 +542,7 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, FA_BWD_MIN_BLOCKS) k_flash_bwd
 }
 
 
-/* gq += dq (the f32 atomics' sum), through gq's strides: 8 columns a thread. vec (gq's rows
+/* gq (+)= dq (the f32 atomics' sum), through gq's strides: 8 columns a thread. vec (gq's rows
  * 16-byte aligned): one 16-byte read-modify-write of gq and two 16-byte loads of dq per thread,
  * 32-bit index math (the host passes vec only when every row index fits); else 2-byte accesses.
  * Round 1 had only the 2-byte path: 110 us per call at GPT-2 124M instead of ~30. */
@@ -553,7 +554,7 @@ __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
         const uint32_t bh = row / T, t = row - bh * T, b = bh / H, h = bh - b * H;
         bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
         const uint4 *s = (const uint4 *)(a.dq + (int64_t)row * 64 + c);
-        uint4 s0 = s[0], s1 = s[1], gv = *(const uint4 *)p;
+        uint4 s0 = s[0], s1 = s[1], gv = a.acc ? *(const uint4 *)p : make_uint4(0, 0, 0, 0);
         const uint32_t sw[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w}, gw[4] = {gv.x, gv.y, gv.z, gv.w};
         uint32_t o[4];
         UNROLL
@@ -566,7 +567,7 @@ __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
     bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
     const float *s = a.dq + row * 64 + c;
     UNROLL
-    for (int k = 0; k < 8; k++) p[k] = __float2bfloat16(__bfloat162float(p[k]) + s[k]);
+    for (int k = 0; k < 8; k++) p[k] = __float2bfloat16((a.acc ? __bfloat162float(p[k]) : 0.0f) + s[k]);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -621,7 +622,7 @@ int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, c
 
 int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
                                    const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                                   const wb_tensor *k, const wb_tensor *v, double scale) {
+                                   const wb_tensor *k, const wb_tensor *v, double scale, int acc) {
     cuda_impl *im = IMPL(be);
     if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(g, "g")) return WB_FAIL;
     int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], rows = B * H * T;
@@ -636,7 +637,7 @@ int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor
     if (gq) strides3(a.gqs, gq);
     if (gk) strides3(a.gks, gk);
     if (gv) strides3(a.gvs, gv);
-    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
+    a.H = (int)H, a.T = (int)T, a.scale = (float)scale, a.acc = acc;
     const wb_tensor *ts[5] = {q, k, v, g, out};
     int vec = fa_vec_ok(ts, 5);
     KLAUNCH(k_flash_bwd_pre, blocks_for(rows, 32), 256, 0, a, rows, vec); /* 8 lanes a row */

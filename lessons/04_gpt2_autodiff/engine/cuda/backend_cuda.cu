@@ -19,6 +19,12 @@ static void cuda_destroy(wb_backend *be) {
         graph_free(im);
         if (im->stream) cudaStreamDestroy(im->stream);
 #endif
+        for (int i = 0; i < STAGE_SLOTS; i++)
+            if (im->stage_done[i]) cudaEventDestroy(im->stage_done[i]);
+        for (int i = 0; i < WB_LATER_SLOTS; i++)
+            if (im->later_done[i]) cudaEventDestroy(im->later_done[i]);
+        if (im->stage) cudaFreeHost(im->stage);
+        if (im->later) cudaFreeHost(im->later);
         if (im->lt) cublasLtDestroy(im->lt);
         if (im->workspace) cudaFree(im->workspace);
         if (im->partial) cudaFree(im->partial);
@@ -54,8 +60,44 @@ static int cuda_to_host(wb_backend *be, void *dst, const void *src, size_t n) {
     CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
     return WB_OK;
 }
+/* A small upload (a batch of tokens) is copied into the next pinned staging buffer and sent with
+ * cudaMemcpyAsync, so the host goes on (preparing the next step) while the device is busy; the
+ * buffer is reused four uploads later, after its event says the device has read it. (A copy from
+ * pageable memory would make the host wait until the device has finished all the work before
+ * it.) Large uploads (parameters, once) stay synchronous. */
 static int cuda_to_device(wb_backend *be, void *dst, const void *src, size_t n) {
-    CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+    cuda_impl *im = IMPL(be);
+    if (n > STAGE_BYTES) {
+        CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
+        return WB_OK;
+    }
+    int s = im->stage_next;
+    im->stage_next = (s + 1) % STAGE_SLOTS;
+    unsigned char *buf = im->stage + (size_t)s * STAGE_BYTES;
+    CUDA_CHECK(cudaEventSynchronize(im->stage_done[s])); /* the device has read its last contents */
+    memcpy(buf, src, n);
+    CUDA_CHECK(cudaMemcpyAsync(dst, buf, n, cudaMemcpyHostToDevice, im->stream));
+    CUDA_CHECK(cudaEventRecord(im->stage_done[s], im->stream));
+    return WB_OK;
+}
+static int later_slot_ok(int slot, size_t n) {
+    if (slot >= 0 && slot < WB_LATER_SLOTS && n <= WB_LATER_BYTES) return 1;
+    fprintf(stderr, "cuda backend: later download of %zu bytes into slot %d (slots 0-%d, %d bytes each)\n", n, slot,
+            WB_LATER_SLOTS - 1, WB_LATER_BYTES);
+    return 0;
+}
+static int cuda_to_host_later(wb_backend *be, int slot, const void *src, size_t n) {
+    cuda_impl *im = IMPL(be);
+    if (!later_slot_ok(slot, n)) return WB_FAIL;
+    CUDA_CHECK(cudaMemcpyAsync(im->later + slot * WB_LATER_BYTES, src, n, cudaMemcpyDeviceToHost, im->stream));
+    CUDA_CHECK(cudaEventRecord(im->later_done[slot], im->stream));
+    return WB_OK;
+}
+static int cuda_to_host_wait(wb_backend *be, int slot, void *dst, size_t n) {
+    cuda_impl *im = IMPL(be);
+    if (!later_slot_ok(slot, n)) return WB_FAIL;
+    CUDA_CHECK(cudaEventSynchronize(im->later_done[slot]));
+    memcpy(dst, im->later + slot * WB_LATER_BYTES, n);
     return WB_OK;
 }
 static int cuda_sync(wb_backend *be) {
@@ -121,6 +163,10 @@ static int cuda_init(wb_backend *be, int device) {
         return WB_FAIL;
     }
     CUDA_CHECK(cudaStreamCreate(&im->stream)); /* blocking: ordered with the synchronous copies */
+    CUDA_CHECK(cudaHostAlloc((void **)&im->stage, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault));
+    CUDA_CHECK(cudaHostAlloc((void **)&im->later, WB_LATER_SLOTS * WB_LATER_BYTES, cudaHostAllocDefault));
+    for (int i = 0; i < STAGE_SLOTS; i++) CUDA_CHECK(cudaEventCreateWithFlags(&im->stage_done[i], cudaEventDisableTiming));
+    for (int i = 0; i < WB_LATER_SLOTS; i++) CUDA_CHECK(cudaEventCreateWithFlags(&im->later_done[i], cudaEventDisableTiming));
     CUBLAS_CHECK(cublasLtCreate(&im->lt));
     im->workspace_size = (size_t)32 << 20;
     CUDA_CHECK(cudaMalloc(&im->workspace, im->workspace_size));
@@ -148,6 +194,8 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     be->memset0 = cuda_memset0;
     be->to_host = cuda_to_host;
     be->to_device = cuda_to_device;
+    be->to_host_later = cuda_to_host_later;
+    be->to_host_wait = cuda_to_host_wait;
     be->sync = cuda_sync;
     be->fill = cuda_fill;
     be->binary = cuda_binary;

@@ -178,6 +178,7 @@ typedef struct {
 } gemm_plan;
 
 #define GEMM_PLANS 256
+enum { STAGE_SLOTS = 4, STAGE_BYTES = 1 << 20 }; /* a batch of 16 x 1024 int32 tokens is 64 KB */
 
 typedef struct {
     cublasLtHandle_t lt;
@@ -192,6 +193,12 @@ typedef struct {
     int cc_major, cc_minor;
     int num_sms;         /* multiprocessors: grids sized to fill the chip in one wave */
     cudaStream_t stream; /* every launch, memset and GEMM: one stream, so that a step can be captured */
+    /* copies that do not make the host wait (backend_cuda.cu): uploads of up to STAGE_BYTES go
+     * through a ring of STAGE_SLOTS pinned buffers, later downloads through WB_LATER_SLOTS pinned
+     * slots; each buffer has an event that says when the device is done with it */
+    unsigned char *stage, *later;
+    cudaEvent_t stage_done[STAGE_SLOTS], later_done[WB_LATER_SLOTS];
+    int stage_next;
     void *graph, *graph_exec, *adamw_node; /* the captured step (cudaGraph_t, cudaGraphExec_t, node) */
 } cuda_impl;
 
@@ -288,7 +295,7 @@ int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, c
                    const wb_tensor *k, const wb_tensor *v, double scale);
 int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
                             const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                            const wb_tensor *k, const wb_tensor *v, double scale);
+                            const wb_tensor *k, const wb_tensor *v, double scale, int acc);
 int cuda_gemm(wb_backend *be, const wb_tensor *out, const wb_tensor *a, const wb_tensor *b, const wb_tensor *bias,
               double alpha, int acc);
 int cuda_gemm_gelu(wb_backend *be, const wb_tensor *out, const wb_tensor *pre, const wb_tensor *a, const wb_tensor *b,
