@@ -125,6 +125,12 @@ inline __nv_bfloat16 atomicAdd(__nv_bfloat16 *p, __nv_bfloat16 v) {
     *p = __float2bfloat16(__bfloat162float(old) + __bfloat162float(v));
     return old;
 }
+struct alignas(4) __nv_bfloat162 {
+    __nv_bfloat16 x, y;
+};
+inline __nv_bfloat162 atomicAdd(__nv_bfloat162 *p, __nv_bfloat162 v) { /* each half atomically, as on the GPU */
+    return __nv_bfloat162{atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y)};
+}
 struct alignas(16) uint4 {
     unsigned x, y, z, w;
 };

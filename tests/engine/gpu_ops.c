@@ -69,7 +69,8 @@ static const prim_case CASES[] = {
     {"permute", f_permute, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
     {"reshape view", f_reshape_view, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
     {"reshape copy", f_reshape_copy, 1, {{S3(2, 3, 4), IN_NORMAL, 0}}, 0},
-    {"embedding", f_embedding, 2, {{S2(50, 72), IN_NORMAL, 0}, {S2(4, 33), IN_INDEX, 50}}, 0},
+    {"embedding", f_embedding, 2, {{S2(50, 72), IN_NORMAL, 0}, {S2(4, 33), IN_INDEX, 50}}, 0}, /* 16-byte rows */
+    {"embedding, odd width", f_embedding, 2, {{S2(50, 71), IN_NORMAL, 0}, {S2(4, 33), IN_INDEX, 50}}, 0},
     {"softmax", f_softmax, 1, {{S3(4, 9, 300), IN_NORMAL, 0}}, 0},
     {"causal mask + softmax", f_mask_softmax, 1, {{S3(6, 70, 70), IN_NORMAL, 0}}, 0},
     {"softmax causal fused", f_softmax_causal, 1, {{S3(6, 70, 70), IN_NORMAL, 0}}, 0},
