@@ -104,29 +104,10 @@ static int apply_preset(options *o, const char *p) {
     return 0;
 }
 
-/* The numeric options: where each is stored and its range. */
-typedef struct {
-    const char *name;
-    int *i;
-    double *d;
-    long long *ll;
-    double lo, hi;
-} numeric_option;
-
-static int parse_number(const numeric_option *n, const char *v) {
-    int bad = n->i    ? wb_parse_int(v, (int)n->lo, (int)n->hi, n->i)
-              : n->ll ? wb_parse_i64(v, (long long)n->lo, (long long)n->hi, n->ll)
-                      : wb_parse_double(v, n->lo, n->hi, n->d);
-    if (!bad) return 0;
-    if (n->d) fprintf(stderr, "--%s: '%s' is not a number in [%g, %g]\n", n->name, v, n->lo, n->hi);
-    else fprintf(stderr, "--%s: '%s' is not a whole number in [%.0f, %.0f]\n", n->name, v, n->lo, n->hi);
-    return -1;
-}
-
 /* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
 static int parse_options(options *o, int argc, char **argv) {
     *o = defaults;
-    const numeric_option nums[] = {
+    const wb_num_option nums[] = {
         {"layers", &o->layers, 0, 0, 1, 1000},          {"heads", &o->heads, 0, 0, 1, 1024},
         {"width", &o->width, 0, 0, 1, 1 << 16},         {"context", &o->context, 0, 0, 1, 1 << 20},
         {"seq", &o->seq, 0, 0, 1, 1 << 20},             {"batch", &o->batch, 0, 0, 1, 1 << 20},
@@ -152,13 +133,12 @@ static int parse_options(options *o, int argc, char **argv) {
         {"no-checkpoint", no_argument, 0, O_NOCK},    {"help", no_argument, 0, 'h'},
     };
     int nl = 12;
-    for (int i = 0; i < n_nums; i++) longs[nl++] = (struct option){nums[i].name, required_argument, 0, O_NUM + i};
-    longs[nl] = (struct option){0, 0, 0, 0};
+    if (wb_num_options_append(longs, &nl, 64, nums, n_nums, O_NUM) != 0) return -1;
     opterr = 0;
     int c, idx;
     while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
         if (c >= O_NUM && c < O_NUM + n_nums) {
-            if (parse_number(&nums[c - O_NUM], optarg) != 0) return -1;
+            if (wb_num_option_set(&nums[c - O_NUM], optarg) != 0) return -1;
             continue;
         }
         switch (c) {
@@ -179,15 +159,10 @@ static int parse_options(options *o, int argc, char **argv) {
                 return -1;
             }
             break;
-        default:
-            fprintf(stderr, "%s: %s\n", optopt ? "an option needs a value" : "unknown option", argv[optind - 1]);
-            return -1;
+        default: return wb_option_refused(argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "unexpected argument '%s' (options start with --)\n", argv[optind]);
-        return -1;
-    }
+    if (wb_options_done(argc, argv) != 0) return -1;
     if (o->seq == 0) o->seq = o->context;
     const char *bad = NULL;
     if (strcmp(o->backend, "cuda") && strcmp(o->backend, "cpu")) bad = "--backend must be cuda or cpu";

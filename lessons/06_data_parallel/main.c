@@ -92,18 +92,10 @@ static int apply_preset(options *o, const char *p) {
     return 0;
 }
 
-typedef struct {
-    const char *name;
-    int *i;
-    double *d;
-    long long *ll;
-    double lo, hi;
-} numeric_option;
-
 /* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
 static int parse_options(options *o, int argc, char **argv) {
     *o = defaults;
-    const numeric_option nums[] = {
+    const wb_num_option nums[] = {
         {"world-size", &o->world, 0, 0, 1, DP_MAX_RANKS}, {"layers", &o->layers, 0, 0, 1, 1000},
         {"heads", &o->heads, 0, 0, 1, 1024},              {"width", &o->width, 0, 0, 1, 1 << 16},
         {"context", &o->context, 0, 0, 1, 1 << 20},       {"seq", &o->seq, 0, 0, 1, 1 << 20},
@@ -123,21 +115,12 @@ static int parse_options(options *o, int argc, char **argv) {
         {"preset", required_argument, 0, O_PRESET},   {"help", no_argument, 0, 'h'},
     };
     int nl = 6;
-    for (int i = 0; i < n_nums; i++) longs[nl++] = (struct option){nums[i].name, required_argument, 0, O_NUM + i};
-    longs[nl] = (struct option){0, 0, 0, 0};
+    if (wb_num_options_append(longs, &nl, 64, nums, n_nums, O_NUM) != 0) return -1;
     opterr = 0;
     int c, idx;
     while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
         if (c >= O_NUM && c < O_NUM + n_nums) {
-            const numeric_option *n = &nums[c - O_NUM];
-            int bad = n->i ? wb_parse_int(optarg, (int)n->lo, (int)n->hi, n->i)
-                      : n->ll ? wb_parse_i64(optarg, (long long)n->lo, (long long)n->hi, n->ll)
-                              : wb_parse_double(optarg, n->lo, n->hi, n->d);
-            if (bad) {
-                if (n->d) fprintf(stderr, "--%s: '%s' is not a number in [%g, %g]\n", n->name, optarg, n->lo, n->hi);
-                else fprintf(stderr, "--%s: '%s' is not a whole number in [%.0f, %.0f]\n", n->name, optarg, n->lo, n->hi);
-                return -1;
-            }
+            if (wb_num_option_set(&nums[c - O_NUM], optarg) != 0) return -1;
             continue;
         }
         switch (c) {
@@ -152,15 +135,10 @@ static int parse_options(options *o, int argc, char **argv) {
                 return -1;
             }
             break;
-        default:
-            fprintf(stderr, "%s: %s\n", optopt ? "an option needs a value" : "unknown option", argv[optind - 1]);
-            return -1;
+        default: return wb_option_refused(argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "unexpected argument '%s' (options start with --)\n", argv[optind]);
-        return -1;
-    }
+    if (wb_options_done(argc, argv) != 0) return -1;
     if (o->seq == 0) o->seq = o->context;
     const char *bad = NULL;
     if (strcmp(o->variant, "overlap") && strcmp(o->variant, "no-overlap")) bad = "--variant must be overlap or no-overlap";

@@ -4,8 +4,10 @@
  * computed independently (Python's math module, float64).
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wb_activations.h"
 #include "wb_args.h"
@@ -87,4 +89,60 @@ Test(lesson_args, parses_numbers_in_range_only) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_eq(wb_parse_int(bad[i], 1, 16384, &v), -1, "accepted '%s'", bad[i]);
     cr_assert_eq(v, -7, "a rejected value leaves the output alone");
+}
+
+/* The numeric-option table lessons 04 and 06 build their getopt_long options from. */
+static int parse_with_table(int argc, char **argv, int *layers, double *lr, long long *seed) {
+    const wb_num_option nums[] = {{"layers", layers, 0, 0, 1, 1000}, {"lr", 0, lr, 0, 0, 10}, {"seed", 0, 0, seed, 0, 9e18}};
+    struct option longs[8] = {{"help", no_argument, 0, 'h'}};
+    int n = 1, c, idx;
+    cr_assert_eq(wb_num_options_append(longs, &n, 8, nums, 3, 1000), 0);
+    cr_assert_eq(n, 4);
+    cr_assert_null(longs[4].name, "the table ends with the zero entry");
+    optind = 0, opterr = 0; /* 0: glibc starts over (1 would keep its state from the last parse) */
+    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
+        if (c >= 1000 && c < 1003) {
+            if (wb_num_option_set(&nums[c - 1000], optarg) != 0) return -1;
+        } else if (c != 'h') return wb_option_refused(argv);
+    }
+    return wb_options_done(argc, argv);
+}
+
+Test(lesson_args, numeric_option_table_stores_each_kind) {
+    int layers = 0;
+    double lr = 0;
+    long long seed = 0;
+    char *argv[] = {"prog", "--layers", "12", "--lr=3e-4", "--seed", "123456789012", NULL};
+    cr_assert_eq(parse_with_table(6, argv, &layers, &lr, &seed), 0);
+    cr_assert_eq(layers, 12);
+    cr_assert_float_eq(lr, 3e-4, 1e-12);
+    cr_assert_eq(seed, 123456789012LL);
+}
+
+Test(lesson_args, numeric_option_table_names_what_is_wrong, .init = cr_redirect_stderr) {
+    int layers = 0;
+    double lr = 0;
+    long long seed = 0;
+    char *bad_number[] = {"prog", "--layers", "abc", NULL};
+    cr_assert_eq(parse_with_table(3, bad_number, &layers, &lr, &seed), -1);
+    char *unknown[] = {"prog", "--colour", NULL};
+    cr_assert_eq(parse_with_table(2, unknown, &layers, &lr, &seed), -1);
+    char *no_value[] = {"prog", "--lr", NULL};
+    cr_assert_eq(parse_with_table(2, no_value, &layers, &lr, &seed), -1);
+    char *left_over[] = {"prog", "--layers", "2", "extra", NULL};
+    cr_assert_eq(parse_with_table(4, left_over, &layers, &lr, &seed), -1);
+    cr_assert_eq(layers, 2, "options before the stray argument were taken");
+    fflush(stderr);
+    cr_assert_stderr_eq_str("--layers: 'abc' is not a whole number in [1, 1000]\n"
+                            "unknown option: --colour\n"
+                            "an option needs a value: --lr\n"
+                            "unexpected argument 'extra' (options start with --)\n");
+}
+
+Test(lesson_args, numeric_option_table_refuses_to_overflow) {
+    const wb_num_option nums[] = {{"a", 0, 0, 0, 0, 1}, {"b", 0, 0, 0, 0, 1}};
+    struct option longs[3];
+    int n = 1;
+    cr_assert_eq(wb_num_options_append(longs, &n, 3, nums, 2, 1000), -1, "2 options + the zero entry after 1 need 4");
+    cr_assert_eq(n, 1, "nothing appended");
 }
