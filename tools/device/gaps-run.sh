@@ -3,7 +3,7 @@
 # the step's wall time against its GPU span), eager and --graph, B=16, T=1024, in one call.
 #   tools/device/gaps-run.sh BUILD_DIR       (repository root; results in $OUT/results.tgz)
 # Environment: OLD=binary also benchmarks an older lesson-04 binary, paired with the new one
-# (old, new, old, new), GPUTESTS=1 first runs the engine's and lesson 04's gpu tests.
+# (old, new, old, new; ROUNDS=N pairs, default 2), GPUTESTS=1 first runs the engine's and lesson 04's gpu tests.
 set -u
 B=${1:-build}
 export LD_LIBRARY_PATH=$PWD/$B/devlibs:${LD_LIBRARY_PATH:-}
@@ -24,7 +24,7 @@ bench() { # label binary args...
         --log-every 25 --eval-batches 1 --no-checkpoint --out /tmp/b-$label "$@" > "$R/bench-$label.txt" 2>&1
     echo "$label: $(grep -E '^summary' "$R/bench-$label.txt")"
 }
-for round in 1 2; do
+for round in $(seq 1 ${ROUNDS:-2}); do
     for mode in eager graph; do
         extra=; [ $mode = graph ] && extra=--graph
         [ -n "${OLD:-}" ] && bench old-$mode-$round "$OLD" $extra

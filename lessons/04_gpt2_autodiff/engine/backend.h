@@ -183,6 +183,8 @@ int wb_backend_cpu_create(wb_backend **out);
 int wb_backend_cuda_create(wb_backend **out, int device);
 /* The CUDA backend's stream (a cudaStream_t): lesson 06 orders its communication stream after it. */
 void *wb_backend_cuda_stream(wb_backend *be);
+/* How many small memset nodes of the captured step became kernel nodes (backend_cuda.cu). */
+int wb_backend_cuda_graph_small_memsets(wb_backend *be);
 
 #ifdef __CUDACC__
 #define WB_HOST_DEVICE __host__ __device__

@@ -200,6 +200,7 @@ typedef struct {
     cudaEvent_t stage_done[STAGE_SLOTS], later_done[WB_LATER_SLOTS];
     int stage_next;
     void *graph, *graph_exec, *adamw_node; /* the captured step (cudaGraph_t, cudaGraphExec_t, node) */
+    int graph_small_memsets; /* memset nodes of the captured step that became kernel nodes */
 } cuda_impl;
 
 static inline cuda_impl *IMPL(wb_backend *be) { return (cuda_impl *)be->impl; }
@@ -290,6 +291,7 @@ int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *l
                        const wb_tensor *targets, int64_t vocab);
 int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
                                 const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc);
+__global__ void k_memset_small(void *dst, unsigned value, unsigned elem, size_t n); /* elementwise.cu */
 int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim);
 int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
                    const wb_tensor *k, const wb_tensor *v, double scale);

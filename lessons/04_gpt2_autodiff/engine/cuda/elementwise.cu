@@ -249,6 +249,16 @@ __global__ void k_scatter_add_rows(T *gtable, int64_t ts0, const T *g, const int
     if (PAIR == 2) atomicAdd((__nv_bfloat162 *)dst, *(const __nv_bfloat162 *)(g + i));
     else atomicAdd(dst, g[i]);
 }
+/* A memset of n elements of elem (1, 2 or 4) bytes, value's low elem bytes each, by one small
+ * block: what a captured step's small memset nodes become (backend_cuda.cu, graph_end). */
+__global__ void k_memset_small(void *dst, unsigned value, unsigned elem, size_t n) {
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        if (elem == 4) ((uint32_t *)dst)[i] = value;
+        else if (elem == 2) ((uint16_t *)dst)[i] = (uint16_t)value;
+        else ((uint8_t *)dst)[i] = (uint8_t)value;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------
  * launchers
  * ------------------------------------------------------------------------------------------ */
