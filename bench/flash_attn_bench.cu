@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "cuda/cuda_common.cuh"
 
 namespace r3 {
@@ -33,34 +34,11 @@ namespace lb { /* the same kernels, register allocation for one block per SM few
 }
 
 
-#define CK(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static int iters = 20;
 
 template <typename F>
 static double time_us(F launch) {
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int i = 0; i < 3; i++) launch();
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e0));
-    for (int i = 0; i < iters; i++) launch();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    return 1000.0 * ms / iters;
+    return event_time_us(launch, iters);
 }
 
 static double rel_err_bf16(const bf16 *dev_a, const bf16 *dev_b, size_t n) {

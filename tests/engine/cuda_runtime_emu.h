@@ -143,7 +143,21 @@ struct cublasLtMatmulAlgo_t {
 };
 struct cublasLtMatmulHeuristicResult_t {
     cublasLtMatmulAlgo_t algo;
+    size_t workspaceSize;
+    cublasStatus_t state;
+    float wavesCount;
+    int reserved[4];
 };
+/* the emulation's one algorithm (id 0) computes every dot product in one sequence: K in 1 part */
+typedef enum { CUBLASLT_ALGO_CONFIG_ID = 0, CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2 } cublasLtMatmulAlgoConfigAttributes_t;
+static inline cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t a,
+                                                                 void *buf, size_t n, size_t *written) {
+    uint32_t v = a == CUBLASLT_ALGO_CONFIG_SPLITK_NUM ? 1 : 0;
+    if (n < sizeof v) return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(buf, &v, sizeof v);
+    *written = sizeof v;
+    return CUBLAS_STATUS_SUCCESS;
+}
 
 static inline const char *cublasGetStatusString(cublasStatus_t s) { return s ? "CUBLAS_STATUS_EMULATED_ERROR" : "CUBLAS_STATUS_SUCCESS"; }
 static inline cublasStatus_t cublasLtCreate(cublasLtHandle_t *h) {
@@ -214,7 +228,8 @@ static inline cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cu
                                                      cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
                                                      cublasLtMatrixLayout_t dl, cublasLtMatmulPreference_t, int,
                                                      cublasLtMatmulHeuristicResult_t *res, int *found) {
-    res->algo = cublasLtMatmulAlgo_t{0};
+    *res = cublasLtMatmulHeuristicResult_t{}; /* one answer, whatever the number asked for */
+    res->wavesCount = 1.0f;
     uint64_t m, k, k2, n;
     op_dims(a, d->ta, &m, &k);
     op_dims(b, d->tb, &k2, &n);
@@ -225,6 +240,7 @@ static inline cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cu
                 (unsigned long long)m, (unsigned long long)k, (unsigned long long)k2, (unsigned long long)n,
                 (unsigned long long)dl->rows, (unsigned long long)dl->cols);
     *found = ok;
+    res->state = ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
     return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 

@@ -264,3 +264,31 @@ Test(launch_plan, flash_attention) {
     expect("mlp", 3, 2, 0, 0);
     expect("backward", 46, 18, 3, 0); /* 1 a layer, the final layer norm's input gradient */
 }
+
+/* gemm.cu's choice among cuBLASLt's heuristic answers, on the answers cuBLAS 13.1 gave on the H200
+ * for GPT-2 124M's GEMMs (bench/gemm_shapes_bench.sh, 2026-12-01): id, split-K parts, waves. */
+Test(launch_plan, gemm_answer_choice) {
+    /* the 3072 x 768 weight gradient, K = 16384: the first answer splits K in 2 (+ a reduction
+       kernel), the second does not: the second, 1 kernel */
+    wb_gemm_answer fc_dw[8] = {{1, 66, 2, 0.48f}, {1, 66, 1, 0.90f}, {1, 66, 1, 0.72f}, {1, 66, 1, 0.72f},
+                               {1, 66, 2, 1.45f}, {1, 66, 1, 0.72f}, {1, 66, 3, 0.54f}, {1, 66, 3, 0.54f}};
+    cr_expect_eq(wb_cuda_gemm_pick(fc_dw, 8, 0), 1);
+    /* the 768 x 768 one: every answer splits, the first stays (2 kernels) */
+    wb_gemm_answer proj_dw[8] = {{1, 66, 3, 0.27f}, {1, 66, 4, 0.22f}, {1, 66, 5, 0.18f}, {1, 66, 5, 0.18f},
+                                 {1, 66, 5, 0.18f}, {1, 66, 3, 0.27f}, {1, 66, 3, 0.27f}, {1, 66, 5, 0.36f}};
+    cr_expect_eq(wb_cuda_gemm_pick(proj_dw, 8, 0), 0);
+    /* an answer the heuristic says cannot run is never taken */
+    wb_gemm_answer failed[2] = {{1, 66, 2, 0.5f}, {0, 66, 1, 0.9f}};
+    cr_expect_eq(wb_cuda_gemm_pick(failed, 2, 0), 0);
+    /* DGELU at [16384, 3072]: one xmma kernel (id 39) in 8 cluster shapes; the most waves, the
+       first of equals (the 1x2 cluster) */
+    wb_gemm_answer dgelu[8] = {{1, 39, 1, 0.90f}, {1, 39, 1, 0.90f}, {1, 39, 1, 0.90f}, {1, 39, 1, 1.00f},
+                               {1, 39, 1, 1.00f}, {1, 39, 1, 0.84f}, {1, 39, 1, 0.84f}, {1, 39, 1, 0.84f}};
+    cr_expect_eq(wb_cuda_gemm_pick(dgelu, 8, 1), 3);
+    /* DGELU at [1024, 3072] (the lesson's B = 1): a CUTLASS kernel (id 21) reports the most waves
+       but measured slower; only answers of the first answer's kernel count (split parts do not) */
+    wb_gemm_answer dgelu1[8] = {{1, 39, 1, 0.84f}, {1, 39, 0xffffffffu, 0.90f}, {1, 39, 0xffffffffu, 0.90f},
+                                {1, 39, 1, 0.74f}, {1, 39, 0xffffffffu, 0.79f}, {1, 21, 1, 0.96f},
+                                {1, 21, 1, 0.72f}, {1, 39, 0xffffffffu, 0.77f}};
+    cr_expect_eq(wb_cuda_gemm_pick(dgelu1, 8, 1), 1);
+}

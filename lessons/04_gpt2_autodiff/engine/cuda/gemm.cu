@@ -57,6 +57,28 @@ void cuda_gemm_plans_free(cuda_impl *im) {
     im->n_plans = 0;
 }
 
+/* The heuristic's answers as launch_plan.h's rule reads them (wb_cuda_gemm_pick, with why). Measured
+ * on the H200 by bench/gemm_shapes_bench.cu: the 3072 x 768 weight gradients (K = 16384) take the
+ * second answer, unsplit, 105 us against 108-113 for the first, split, with its reduction; DGELU at
+ * [16384, 3072] the 2-CTA-cluster answer (1.00 waves), 149-160 us against 167-178 for the first
+ * (an 8-CTA cluster, 0.90 waves). */
+#define GEMM_ANSWERS 8
+static uint32_t algo_config(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t what, uint32_t dflt) {
+    uint32_t v = dflt; /* SPLITK_NUM and ID are 32-bit */
+    size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(algo, what, &v, sizeof v, &written) != CUBLAS_STATUS_SUCCESS) return dflt;
+    return v;
+}
+static int pick_answer(const cublasLtMatmulHeuristicResult_t *h, int n, int epi) {
+    wb_gemm_answer a[GEMM_ANSWERS];
+    for (int i = 0; i < n; i++) {
+        wb_gemm_answer x = {h[i].state == CUBLAS_STATUS_SUCCESS, algo_config(&h[i].algo, CUBLASLT_ALGO_CONFIG_ID, 0),
+                            algo_config(&h[i].algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 1), h[i].wavesCount};
+        a[i] = x;
+    }
+    return wb_cuda_gemm_pick(a, n, epi == GEMM_EPI_DGELU);
+}
+
 static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
     cudaDataType_t dt = k->dt == WB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
     cublasOperation_t opP = (cublasOperation_t)k->opP, opQ = (cublasOperation_t)k->opQ;
@@ -87,9 +109,10 @@ static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
     uint32_t alc = k->alc;
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alc, sizeof alc);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &ald, sizeof ald);
-    cublasLtMatmulHeuristicResult_t heur;
+    cublasLtMatmulHeuristicResult_t heur[GEMM_ANSWERS];
     int found = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(im->lt, p->op, p->lp, p->lq, p->ld, p->ld, pref, 1, &heur, &found);
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(im->lt, p->op, p->lp, p->lq, p->ld, p->ld, pref, GEMM_ANSWERS, heur,
+                                                       &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if ((st != CUBLAS_STATUS_SUCCESS || found == 0) && (k->epi != GEMM_EPI_NONE || k->c)) {
         p->no_algo = 1; /* the caller runs the GEMM and the element-wise part apart */
@@ -104,7 +127,7 @@ static int plan_create(cuda_impl *im, const gemm_key *k, gemm_plan *p) {
                 cublasGetStatusString(st));
         return WB_FAIL;
     }
-    p->algo = heur.algo;
+    p->algo = heur[pick_answer(heur, found, k->epi)].algo;
     return WB_OK;
 }
 

@@ -36,6 +36,32 @@ static inline int wb_cuda_gemm_kernels(const wb_tensor *out, const wb_tensor *bi
     return 1 + (bias && !wb_cuda_gemm_bias_in_epilogue(out, bias, acc));
 }
 
+/* Which of cuBLASLt's heuristic answers (best first by its estimate) a GEMM plan takes (gemm.cu):
+ * never a choice by timing, so that the kernels are the same every run. The first answer that
+ * does not split K, when one does: a split answer (k_parts > 1) launches a second kernel,
+ * cuBLASLt's split-K reduction, and the unsplit ones measured as fast without it; a GEMM is then
+ * 2 kernels only where every answer splits. For DGELU (cuBLASLt has only xmma kernels for it, the
+ * same kernel with different thread-block clusters) the answer of the first answer's kernel with
+ * the most waves: the 8-CTA clusters it ranks first leave SMs idle by its own count. Measured in
+ * PERF_NOTES.md, "Round 5: GEMMs". */
+typedef struct {
+    int ok;           /* the heuristic says the answer runs */
+    uint32_t kernel;  /* CUBLASLT_ALGO_CONFIG_ID */
+    uint32_t k_parts; /* CUBLASLT_ALGO_CONFIG_SPLITK_NUM (1: no split) */
+    float waves;      /* wavesCount */
+} wb_gemm_answer;
+static inline int wb_cuda_gemm_pick(const wb_gemm_answer *a, int n, int dgelu) {
+    int best = 0;
+    if (dgelu) {
+        for (int i = 1; i < n; i++)
+            if (a[i].ok && a[i].kernel == a[0].kernel && a[i].waves > a[best].waves) best = i;
+        return best;
+    }
+    for (int i = 0; i < n; i++)
+        if (a[i].ok && a[i].k_parts <= 1) return i;
+    return best;
+}
+
 /* gemm_gelu and gemm_dgelu fold GELU into the GEMM's epilogue when out and the pre-activation are
  * row-major 2-D matrices of one shape, contiguous and 16-byte aligned with rows a multiple of 8
  * elements (cuBLASLt's aux operand): 1 kernel (if cuBLASLt has an algorithm, which only the GPU
