@@ -10,7 +10,8 @@
  *   - for the DGELU GEMM also CUBLASLT_EPILOGUE_DGELU_BGRAD (the bias gradient of the fc layer from
  *     the same GEMM), against DGELU plus the engine's column sum of its output.
  *
- *   bench_gemm_shapes [B [T [ITERS]]]      (default 16 1024 20; bench/gemm_shapes_bench.sh runs it)
+ *   bench_gemm_shapes [B [T [ITERS [WIDTH [VOCAB]]]]]   (default 16 1024 20 768 50304: GPT-2 124M;
+ *                                                         bench/gemm_shapes_bench.sh runs it)
  *
  * Every candidate is launched once inside a CUDA graph capture to see what it really launches:
  * kernel nodes (named through the driver API) and memset nodes; a split-K algorithm with a separate
@@ -229,6 +230,7 @@ struct shape_result {
     const shape *s;
     std::vector<cand> cands; /* [0] = the engine's */
     double first = -1, rule_none = -1, rule_inplace = -1, rule_ws0 = -1, best = -1;
+    int first_idx = 0; /* the heuristic's first answer among cands */
     std::string best_src;
 };
 
@@ -325,7 +327,9 @@ static shape_result bench_shape(wb_backend *be, const shape &s) {
     };
     r.rule_none = none.empty() ? r.cands[0].us : time_of(none[0].algo);
     r.rule_inplace = inpl.empty() ? r.cands[0].us : time_of(inpl[0].algo);
-    r.first = dflt.empty() ? r.cands[0].us : time_of(dflt[0].algo);
+    for (size_t i = 0; i < r.cands.size(); i++)
+        if (!dflt.empty() && !memcmp(&r.cands[i].algo, &dflt[0].algo, sizeof dflt[0].algo)) r.first_idx = (int)i;
+    r.first = r.cands[r.first_idx].us;
     /* the no-workspace answer where the engine's only needs cuBLASLt's few-byte counter (a memset) */
     r.rule_ws0 = r.cands[0].ws > 0 && r.cands[0].ws <= 4096 && !ws0.empty() ? time_of(ws0[0].algo) : r.cands[0].us;
     for (auto &c : r.cands)
@@ -404,18 +408,19 @@ static shape_result bench_shape(wb_backend *be, const shape &s) {
 int main(int argc, char **argv) {
     int64_t B = argc > 1 ? atoll(argv[1]) : 16, T = argc > 2 ? atoll(argv[2]) : 1024;
     if (argc > 3) iters = atoi(argv[3]);
-    if (B < 1 || T < 1 || iters < 1) {
-        fprintf(stderr, "usage: bench_gemm_shapes [B [T [ITERS]]]\n");
+    const int64_t C = argc > 4 ? atoll(argv[4]) : 768, V = argc > 5 ? atoll(argv[5]) : 50304; /* width, padded vocab */
+    if (B < 1 || T < 1 || iters < 1 || C < 8 || C % 8 || V < 8 || V % 8) {
+        fprintf(stderr, "usage: bench_gemm_shapes [B [T [ITERS [WIDTH [VOCAB]]]]]  (WIDTH, VOCAB: multiples of 8)\n");
         return 2;
     }
-    const int64_t M = B * T, C = 768, C3 = 3 * C, C4 = 4 * C, V = 50304;
+    const int64_t M = B * T, C3 = 3 * C, C4 = 4 * C;
     wb_backend *be;
     if (wb_backend_cuda_create(&be, 0) != WB_OK) return 3;
     cuda_impl *im = IMPL(be);
     S = im->stream;
     CK(cudaMalloc(&d_acc, 2 * sizeof(double)));
-    printf("device: %s; cuBLASLt %zu; GPT-2 124M GEMMs at M = B T = %lld; %d timed launches (half for > 400 GFLOP)\n",
-           be->device_name, cublasLtGetVersion(), (long long)M, iters);
+    printf("device: %s; cuBLASLt %zu; GPT-2 GEMMs of width %lld, vocab %lld at M = B T = %lld; %d timed launches (half for > 400 GFLOP)\n",
+           be->device_name, cublasLtGetVersion(), (long long)C, (long long)V, (long long)M, iters);
 
     /* activations and gradients (M rows), weights (out, in) as the model stores them, weight gradients */
     __nv_bfloat16 *x768 = dev(M * C, 1, 1.0f), *r768 = dev(M * C, 2, 1.0f), *y768 = dev(M * C, 3, 1.0f);
@@ -488,7 +493,9 @@ int main(int argc, char **argv) {
         double v[6] = {r.first, r.cands[0].us, r.rule_none, r.rule_inplace, r.rule_ws0, r.best};
         printf("%-18s %5d", r.s->name, n);
         for (int i = 0; i < 6; i++) printf(" %10.1f", n * v[i]), tot[i] += n * v[i];
-        printf("   engine: %d kernel(s) %d memset(s)\n", r.cands[0].L.kernels, r.cands[0].L.memsets);
+        const launched &f = r.cands[r.first_idx].L;
+        printf("   engine: %d kernel(s) %d memset(s); 1st: %d, %d\n", r.cands[0].L.kernels, r.cands[0].L.memsets, f.kernels,
+               f.memsets);
         k_engine += n * r.cands[0].L.kernels;
     }
     printf("%-18s %5s", "total", "");
