@@ -139,6 +139,11 @@ struct alignas(8) float2 {
     float x, y;
 };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
+/* streaming (evict-first) loads and stores: cache hints only, plain accesses here */
+template <typename V>
+inline V __ldcs(const V *p) { return *p; }
+template <typename V>
+inline void __stcs(V *p, V v) { *p = v; }
 
 /* ---- WMMA ---- */
 namespace nvcuda {

@@ -119,6 +119,28 @@ static const prim_case CASES[] = {
     {"layernorm 768 + residual", f_layernorm_residual, 3, {{S2(1100, 768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}}, 0},
 };
 
+/* A training step's backward: wb_backward from the loss, gradient 1. On the CUDA backend the
+ * forward then runs the fused classifier (cross_entropy_fused: the logits' gradient stored in the
+ * log-sum-exp's pass) and the pullback launches nothing; ce_pullbacks says how many calls of
+ * cross_entropy_backward each case expects on it (1: the loss is not where backward starts). Rows
+ * of 7 (no 16-byte vectors), a vocabulary that ends inside an 8-column vector (3 of 8: no whole
+ * vector, every target in the partial one; 131 of 136, 8995 of 9000, GPT-2's 50257 of 50304), and
+ * rows long enough for the four-vector loops of both passes. Few rows: the emulation runs each
+ * row's block of 512 threads. */
+typedef struct {
+    prim_case c;
+    int ce_pullbacks;
+} loss_case;
+
+static const loss_case LOSS_CASES[] = {
+    {{"ce from loss, 7 wide", f_cross_entropy, 2, {{S3(2, 5, 7), IN_NORMAL, 0}, {S2(2, 5), IN_INDEX, 5}}, 0}, 0},
+    {{"ce from loss, 3 of 8", f_cross_entropy_wide, 2, {{S2(6, 8), IN_NORMAL, 0}, {S1(6), IN_INDEX, 3}}, 0}, 0},
+    {{"ce from loss, vec8", f_cross_entropy_wide, 2, {{S3(2, 12, 136), IN_NORMAL, 0}, {S2(2, 12), IN_INDEX, 131}}, 0}, 0},
+    {{"ce from loss, 9000 wide", f_cross_entropy_wide, 2, {{S2(3, 9000), IN_NORMAL, 0}, {S1(3), IN_INDEX, 8995}}, 0}, 0},
+    {{"ce from loss, 50257/50304", f_cross_entropy_gpt2, 2, {{S2(3, 50304), IN_NORMAL, 0}, {S1(3), IN_INDEX, 50257}}, 0}, 0},
+    {{"ce x 2 from loss", f_cross_entropy_x2, 2, {{S3(2, 12, 136), IN_NORMAL, 0}, {S2(2, 12), IN_INDEX, 131}}, 0}, 1},
+};
+
 static int64_t numel_of(const in_spec *s) {
     int64_t n = 1;
     for (int i = 0; i < s->ndim; i++) n *= s->shape[i];
@@ -130,12 +152,17 @@ typedef struct {
     int64_t ny;
 } result;
 
+/* How a run's backward starts: seeded with the cotangent r (wb_backward_with), or from the output,
+ * a scalar loss, with gradient 1 (wb_backward, as a training step does) */
+enum { FROM_COTANGENT, FROM_LOSS, FORWARD_ONLY }; /* FORWARD_ONLY: gradients off, as evaluation runs */
+
 /* forward + pullback seeded with r on one backend; values converted to double */
 static int run(wb_backend *be, wb_dtype dt, const prim_case *c, double **vals, const double *r, int64_t *ny_io,
-               result *out) {
+               result *out, int from) {
     wb_ctx ctx;
     WB_TRY(wb_ctx_init(&ctx, be, dt, 1 << 22));
     ctx.nvtx = 0;
+    ctx.grad_enabled = from != FORWARD_ONLY;
     wb_tensor *xs[4];
     for (int i = 0; i < c->n; i++) {
         int idx = c->in[i].kind == IN_INDEX;
@@ -150,13 +177,17 @@ static int run(wb_backend *be, wb_dtype dt, const prim_case *c, double **vals, c
     out->ny = ny;
     out->y = malloc((size_t)ny * sizeof(double));
     WB_TRY(wb_download(&ctx, y, out->y));
-    if (!r) { /* first call: only learn the output size (it returned without freeing: 1.5 GB leaked, found by LeakSanitizer) */
+    if (!r || from == FORWARD_ONLY) { /* first call: only learn the output size (it returned without freeing: 1.5 GB leaked, found by LeakSanitizer) */
         wb_ctx_free(&ctx);
         return WB_OK;
     }
-    wb_tensor *gy = wb_new(&ctx, y->dtype, y->ndim, y->shape, 0);
-    if (!gy || wb_upload(&ctx, gy, r) != WB_OK) return WB_FAIL;
-    WB_TRY(wb_backward_with(&ctx, y, gy));
+    if (from == FROM_LOSS) {
+        WB_TRY(wb_backward(&ctx, y));
+    } else {
+        wb_tensor *gy = wb_new(&ctx, y->dtype, y->ndim, y->shape, 0);
+        if (!gy || wb_upload(&ctx, gy, r) != WB_OK) return WB_FAIL;
+        WB_TRY(wb_backward_with(&ctx, y, gy));
+    }
     for (int i = 0; i < c->n; i++) {
         out->g[i] = NULL;
         if (c->in[i].kind == IN_INDEX) continue;
@@ -205,6 +236,86 @@ static int check_norm_sq(wb_backend *gpu, int64_t n, int off) {
     return ok && fabs(got - ref) <= 1e-5 * ref;
 }
 
+/* cross_entropy_backward on the CUDA backend, counted (the loss cases say how often it may run) */
+static int (*ce_backward_real)(wb_backend *, const wb_tensor *, const wb_tensor *, const wb_tensor *, const wb_tensor *,
+                               const wb_tensor *, int64_t, int);
+static int ce_backward_calls;
+static int ce_backward_counted(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
+                               const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc) {
+    ce_backward_calls++;
+    return ce_backward_real(be, gl, gloss, lse, logits, targets, vocab, acc);
+}
+
+static int same_bits(const double *a, const double *b, int64_t n) { return memcmp(a, b, (size_t)n * sizeof *a) == 0; }
+
+static void free_result(result *res, int n) {
+    for (int i = 0; i < n; i++) free(res->g[i]);
+    free(res->y);
+}
+
+/* One case in one dtype: the CUDA backend against the CPU one in float64, the forward value and
+ * every input's gradient; prints a line and returns 1 when it passes. From the loss (lc given),
+ * also: the pullback's calls of cross_entropy_backward counted; where it made none (the fused
+ * classifier), the gradients equal, to the bit, those of the unfused pullback (the same backward
+ * from the cotangent 1), and the loss that of a forward without gradients (the two-kernel path). */
+static int check_case(wb_backend *cpu, wb_backend *gpu, const prim_case *c, uint64_t seed, wb_dtype dt, double tol,
+                      const loss_case *lc) {
+    wb_rng rng;
+    wb_rng_seed(&rng, seed);
+    double *vals[4]; /* a case has up to 4 inputs (in[4]) */
+    for (int i = 0; i < c->n; i++) {
+        int64_t m = numel_of(&c->in[i]);
+        vals[i] = malloc((size_t)m * sizeof(double));
+        for (int64_t j = 0; j < m; j++) {
+            double u = wb_rng_normal(&rng);
+            if (c->in[i].kind == IN_POSITIVE) u = 0.5 + 1.5 * wb_rng_uniform(&rng);
+            if (c->in[i].kind == IN_INDEX) u = (double)(wb_rng_next(&rng) % (uint64_t)c->in[i].bound);
+            else if (dt == WB_BF16) u = round_bf16(u);
+            vals[i][j] = u;
+        }
+    }
+    int from = lc ? FROM_LOSS : FROM_COTANGENT;
+    int64_t ny = -1;
+    result probe = {0}, ref = {0}, got = {0}, unfused = {0}, eval = {0};
+    int ok = run(cpu, WB_F64, c, vals, NULL, &ny, &probe, from) == WB_OK;
+    double *r = ok ? malloc((size_t)ny * sizeof(double)) : NULL;
+    for (int64_t j = 0; ok && j < ny; j++) r[j] = lc ? 1.0 : dt == WB_BF16 ? round_bf16(wb_rng_normal(&rng)) : wb_rng_normal(&rng);
+    ok = ok && run(cpu, WB_F64, c, vals, r, &ny, &ref, from) == WB_OK;
+    ce_backward_calls = 0;
+    int gpu_ok = ok && run(gpu, dt, c, vals, r, &ny, &got, from) == WB_OK;
+    int calls = ce_backward_calls;
+    double worst = INFINITY;
+    if (gpu_ok) {
+        worst = rel(got.y, ref.y, ny);
+        for (int i = 0; i < c->n; i++)
+            if (ref.g[i]) {
+                double e = rel(got.g[i], ref.g[i], numel_of(&c->in[i]));
+                if (!(e <= worst)) worst = e > worst || isnan(e) ? e : worst;
+            }
+    }
+    int pass = gpu_ok && worst <= tol;
+    char extra[160] = "";
+    if (lc && gpu_ok) {
+        int bitwise = 1;
+        if (lc->ce_pullbacks == 0) {
+            bitwise = run(gpu, dt, c, vals, r, &ny, &unfused, FROM_COTANGENT) == WB_OK &&
+                      run(gpu, dt, c, vals, r, &ny, &eval, FORWARD_ONLY) == WB_OK && same_bits(eval.y, got.y, ny);
+            for (int i = 0; bitwise && i < c->n; i++)
+                if (got.g[i]) bitwise = same_bits(unfused.g[i], got.g[i], numel_of(&c->in[i]));
+        }
+        snprintf(extra, sizeof extra, ", ce pullbacks %d (expected %d)%s", calls, lc->ce_pullbacks,
+                 lc->ce_pullbacks == 0 ? bitwise ? ", = unfused and eval bitwise" : ", NOT = unfused/eval bitwise" : "");
+        pass = pass && calls == lc->ce_pullbacks && bitwise;
+    }
+    printf("%-24s %-5s value+grads rel err %.3e (tolerance %.0e)%s %s\n", c->name, wb_dtype_name(dt), worst, tol, extra,
+           pass ? "PASS" : "FAIL");
+    for (int i = 0; i < c->n; i++) free(vals[i]);
+    free_result(&probe, 0), free_result(&ref, c->n), free_result(&got, c->n), free_result(&unfused, c->n);
+    free_result(&eval, 0);
+    free(r);
+    return pass;
+}
+
 int main(void) {
     wb_backend *cpu = NULL, *gpu = NULL;
     if (wb_backend_cpu_create(&cpu) != WB_OK) return 1;
@@ -212,6 +323,8 @@ int main(void) {
         fprintf(stderr, "no usable CUDA device\n");
         return 77;
     }
+    ce_backward_real = gpu->cross_entropy_backward;
+    gpu->cross_entropy_backward = ce_backward_counted;
     printf("CUDA backend vs CPU (float64) on %s\n", gpu->device_name);
     const wb_dtype dts[2] = {WB_F32, WB_BF16};
     const double tols[2] = {1e-4, 1e-2};
@@ -219,45 +332,13 @@ int main(void) {
     for (size_t ci = 0; ci < sizeof CASES / sizeof CASES[0]; ci++) {
         const prim_case *c = &CASES[ci];
         for (int di = 0; di < 2; di++) {
-            wb_rng rng;
-            wb_rng_seed(&rng, 1000 + ci);
-            double *vals[4]; /* a case has up to 4 inputs (in[4]) */
-            for (int i = 0; i < c->n; i++) {
-                int64_t m = numel_of(&c->in[i]);
-                vals[i] = malloc((size_t)m * sizeof(double));
-                for (int64_t j = 0; j < m; j++) {
-                    double u = wb_rng_normal(&rng);
-                    if (c->in[i].kind == IN_POSITIVE) u = 0.5 + 1.5 * wb_rng_uniform(&rng);
-                    if (c->in[i].kind == IN_INDEX) u = (double)(wb_rng_next(&rng) % (uint64_t)c->in[i].bound);
-                    else if (dts[di] == WB_BF16) u = round_bf16(u);
-                    vals[i][j] = u;
-                }
-            }
-            int64_t ny = -1;
-            result probe = {0}, ref = {0}, got = {0};
-            int ok = run(cpu, WB_F64, c, vals, NULL, &ny, &probe) == WB_OK;
-            double *r = ok ? malloc((size_t)ny * sizeof(double)) : NULL;
-            for (int64_t j = 0; ok && j < ny; j++) r[j] = dts[di] == WB_BF16 ? round_bf16(wb_rng_normal(&rng)) : wb_rng_normal(&rng);
-            ok = ok && run(cpu, WB_F64, c, vals, r, &ny, &ref) == WB_OK;
-            int gpu_ok = ok && run(gpu, dts[di], c, vals, r, &ny, &got) == WB_OK;
-            double worst = INFINITY;
-            if (gpu_ok) {
-                worst = rel(got.y, ref.y, ny);
-                for (int i = 0; i < c->n; i++)
-                    if (ref.g[i]) {
-                        double e = rel(got.g[i], ref.g[i], numel_of(&c->in[i]));
-                        if (!(e <= worst)) worst = e > worst || isnan(e) ? e : worst;
-                    }
-            }
             double tol = dts[di] == WB_BF16 && c->bf16_tol > 0 ? c->bf16_tol : tols[di];
-            int pass = gpu_ok && worst <= tol;
-            printf("%-24s %-5s value+grads rel err %.3e (tolerance %.0e) %s\n", c->name, wb_dtype_name(dts[di]),
-                   worst, tol, pass ? "PASS" : "FAIL");
-            pass ? passed++ : failed++;
-            for (int i = 0; i < c->n; i++) free(vals[i]), free(ref.g[i]), free(got.g[i]);
-            free(r), free(probe.y), free(ref.y), free(got.y);
+            check_case(cpu, gpu, c, 1000 + ci, dts[di], tol, NULL) ? passed++ : failed++;
         }
     }
+    for (size_t ci = 0; ci < sizeof LOSS_CASES / sizeof LOSS_CASES[0]; ci++)
+        for (int di = 0; di < 2; di++)
+            check_case(cpu, gpu, &LOSS_CASES[ci].c, 2000 + ci, dts[di], tols[di], &LOSS_CASES[ci]) ? passed++ : failed++;
     for (int off = 0; off < 2; off++) { /* the squared gradient norm: 16-byte loads and the tail, then unaligned */
         int ok = check_norm_sq(gpu, 8 * 1000 + 5, off);
         printf("%-24s %-5s sum of squares vs float64 %s\n", off ? "norm_sq, unaligned" : "norm_sq, vec8 + tail", "bf16",

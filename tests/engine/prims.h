@@ -76,6 +76,11 @@ static inline wb_tensor *f_cross_entropy(wb_ctx *c, wb_tensor **x) { return wb_c
 static inline wb_tensor *f_cross_entropy_wide(wb_ctx *c, wb_tensor **x) {
     return wb_cross_entropy(c, x[0], x[1], x[0]->shape[x[0]->ndim - 1] - 5);
 }
+/* GPT-2's vocabulary inside its padded width (50257 of 50304: 6282 whole 8-column vectors, then one
+ * of 1 logit and 7 padding columns) */
+static inline wb_tensor *f_cross_entropy_gpt2(wb_ctx *c, wb_tensor **x) { return wb_cross_entropy(c, x[0], x[1], 50257); }
+/* the loss scaled: a backward from here reaches the cross-entropy with gradient 2, not 1 */
+static inline wb_tensor *f_cross_entropy_x2(wb_ctx *c, wb_tensor **x) { return wb_scale(c, f_cross_entropy_wide(c, x), 2.0); }
 static inline wb_tensor *f_dropout(wb_ctx *c, wb_tensor **x) { return wb_dropout(c, x[0], 0.3f); }
 static inline wb_tensor *f_residual_twice(wb_ctx *c, wb_tensor **x) { /* fan-out: x used by three consumers */
     return wb_add(c, x[0], wb_mul(c, wb_gelu(c, x[0]), x[0]));

@@ -124,6 +124,18 @@ static int c_cross_entropy(wb_backend *be, const wb_tensor *l, const wb_tensor *
     count(WB_CUDA_CROSS_ENTROPY_KERNELS, 0, 0, 0);
     return real.cross_entropy(be, l, lse, lg, t, v);
 }
+/* the fused classifier's forward (the CPU backend has none): the loss, and the logits' gradient
+ * for a loss gradient of 1, here in two CPU calls */
+static int c_cross_entropy_fused(wb_backend *be, const wb_tensor *l, const wb_tensor *lse, const wb_tensor *gl,
+                                 const wb_tensor *lg, const wb_tensor *t, int64_t v) {
+    count(WB_CUDA_CROSS_ENTROPY_KERNELS, 0, 0, 0);
+    static double one_d = 1.0;
+    static float one_f = 1.0f;
+    wb_tensor one = *l;
+    one.data = l->dtype == WB_F64 ? (void *)&one_d : (void *)&one_f;
+    WB_TRY(real.cross_entropy(be, l, lse, lg, t, v));
+    return real.cross_entropy_backward(be, gl, &one, lse, lg, t, v, 0);
+}
 static int c_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gs, const wb_tensor *lse,
                                     const wb_tensor *lg, const wb_tensor *t, int64_t v, int acc) {
     count(1, 0, 0, 0);
@@ -160,6 +172,7 @@ static wb_backend *counting_backend(void) {
     be->layernorm_backward = c_layernorm_backward, be->gather_rows = c_gather_rows;
     be->scatter_add_rows = c_scatter_add_rows, be->cross_entropy = c_cross_entropy;
     be->cross_entropy_backward = c_cross_entropy_backward, be->norm_sq = c_norm_sq, be->adamw = c_adamw;
+    be->cross_entropy_fused = c_cross_entropy_fused; /* the CUDA backend's fused classifier */
     be->attention = c_attention, be->attention_backward = c_attention_backward;
     be->gemm_gelu = c_gemm_gelu, be->gemm_dgelu = c_gemm_dgelu; /* the CUDA backend has them; the CPU's not */
     be->gemm_add = c_gemm_add;
@@ -236,12 +249,14 @@ Test(launch_plan, fused_ops) {
                                          memsets: the scores' gradient (the softmax pullback skips the masked
                                          half) and qkv's (three head copies each write a third) */
     expect("layer_bwd", 25, 12, 2, 0);
-    expect("forward", 32, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2) */
-    expect("backward", 58, 26, 5, 0); /* fill dloss = 1, ...; memsets: 2 a layer, and the final layer norm's
-                                         input gradient (its pullback adds); every other gradient is
-                                         stored by its first writer or aliased (engine.h) */
+    expect("forward", 32, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2: the fused
+                                         classifier, which also stores the logits' gradient, and the mean) */
+    expect("backward", 57, 26, 5, 0); /* fill dloss = 1, ...; the cross-entropy's pullback: nothing (its
+                                         forward stored the gradient); memsets: 2 a layer, and the final
+                                         layer norm's input gradient (its pullback adds); every other
+                                         gradient is stored by its first writer or aliased (engine.h) */
     expect("optimizer", 3, 0, 0, 0);  /* norm (2 kernels), AdamW */
-    expect("step", 93, 39, 6, 2);     /* + memset of the parameter gradients, 2 uploads */
+    expect("step", 92, 39, 6, 2);     /* + memset of the parameter gradients, 2 uploads */
 }
 
 Test(launch_plan, primitive_ops) {
@@ -251,7 +266,7 @@ Test(launch_plan, primitive_ops) {
     expect("forward", 91, 13, 0, 0);  /* + the eps constant (a fill kernel), LN_f from 9 primitives */
     expect("mlp_bwd", 21, 4, 0, 0);   /* the adds whose first input takes the output's gradient: no kernel for it */
     expect("attn_bwd", 31, 8, 2, 0);
-    expect("backward", 123, 26, 4, 0); /* 2 a layer; the final layer norm is primitives, which store */
+    expect("backward", 122, 26, 4, 0); /* 2 a layer; the final layer norm is primitives, which store */
 }
 
 /* --attn flash with one head of 64 (the CUDA kernels' head size): q, k, v are read in place from
@@ -262,7 +277,7 @@ Test(launch_plan, flash_attention) {
     expect("attn_bwd", 11, 4, 1, 0);  /* proj 2+1; flash 3 (+ the memset of dq's buffer: it stores into all of qkv's
                                          gradient, wb_grad_write_parts); qkv 2+1; LN 2 */
     expect("mlp", 3, 2, 0, 0);
-    expect("backward", 46, 18, 3, 0); /* 1 a layer, the final layer norm's input gradient */
+    expect("backward", 45, 18, 3, 0); /* 1 a layer, the final layer norm's input gradient */
 }
 
 /* gemm.cu's choice among cuBLASLt's heuristic answers, on the answers cuBLAS 13.1 gave on the H200

@@ -142,6 +142,12 @@ struct wb_backend {
      * lse (N) stat: per-row log-sum-exp, saved for the pullback; loss: stat scalar, the mean. */
     int (*cross_entropy)(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse,
                          const wb_tensor *logits, const wb_tensor *targets, int64_t vocab);
+    /* cross_entropy and, in the same pass over the logits, glogits = (softmax(logits) -
+     * onehot(target)) / N, 0 in padding columns (stored): the logits' gradient for a loss gradient
+     * of 1, which the step's backward seeds. NULL where the backend has none (CPU). */
+    int (*cross_entropy_fused)(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse,
+                               const wb_tensor *glogits, const wb_tensor *logits,
+                               const wb_tensor *targets, int64_t vocab);
     /* glogits (+)= gloss / N * (softmax(logits) - onehot(target)), 0 in padding columns (written
      * as 0 when not accumulating). gloss: the stat scalar gradient of the loss, read on the device. */
     int (*cross_entropy_backward)(wb_backend *be, const wb_tensor *glogits, const wb_tensor *gloss,

@@ -142,6 +142,10 @@ struct wb_ctx {
     void (*grad_write_hook)(void *user, const wb_tensor *x);
     int (*pullback_hook)(void *user, int index);
     void *backward_hook_user;
+    /* while wb_backward runs the tape, the loss it seeded with gradient 1 (else NULL): a pullback
+     * whose forward already wrote its input's gradient for exactly that seed (the cross-entropy's,
+     * on a backend with cross_entropy_fused) launches nothing */
+    const wb_tensor *seeded_one;
 };
 
 /* chunk_bytes: first chunk of the device arenas (they grow in the first step if needed). */
@@ -254,7 +258,11 @@ wb_tensor *wb_attention(wb_ctx *ctx, wb_tensor *q, wb_tensor *k, wb_tensor *v, d
 /* x (..., C), w and b (C) */
 wb_tensor *wb_layernorm(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *b, double eps);
 /* logits (..., Vp), targets (...) i32, vocab <= Vp (columns past it are padding).
- * Returns the mean loss, a scalar of dtype wb_stat_dtype(ctx->dtype). */
+ * Returns the mean loss, a scalar of dtype wb_stat_dtype(ctx->dtype). When the logits' gradient
+ * will be wanted (gradients on, a gradient-arena logits gradient) and the backend has
+ * cross_entropy_fused, the forward also stores that gradient for a loss gradient of 1, in the same
+ * pass over the logits; the pullback then launches nothing if backward starts at this loss with
+ * wb_backward (seed 1), and otherwise computes the gradient as without it. */
 wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, int64_t vocab);
 /* identity when p == 0 or not training */
 wb_tensor *wb_dropout(wb_ctx *ctx, wb_tensor *a, float p);

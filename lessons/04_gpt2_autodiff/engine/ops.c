@@ -12,6 +12,7 @@
  *   mul, div: one kernel per input without broadcasting, two with (product, then reduction)
  *   mm, bmm, linear: ops_matmul.c
  *   softmax, layer norm, cross-entropy, causal mask, dropout, unary ops: one kernel each
+ *             (the cross-entropy's none when the forward already stored it: wb_cross_entropy)
  */
 #include <math.h>
 #include <stdarg.h>
@@ -466,18 +467,36 @@ wb_tensor *wb_layernorm(wb_ctx *ctx, wb_tensor *x, wb_tensor *w, wb_tensor *b, d
 
 /* ---------------------------------------------------------------------------------------------
  * cross-entropy with logits (softmax fused in: the pullback recomputes it from the saved
- * log-sum-exp instead of storing probabilities)
+ * log-sum-exp instead of storing probabilities). A training step's backward starts at this loss
+ * with gradient 1, so where the backend has cross_entropy_fused the forward stores the logits'
+ * gradient for that seed while it reads the logits anyway (the fused classifier: the 1.65 GB
+ * logits of GPT-2 124M read once instead of twice), and the pullback has nothing left to do.
+ * Any other backward (another seed, another root, a second one) finds glogits_ready unusable and
+ * computes the gradient from the saved log-sum-exp as without the fusion.
  * ------------------------------------------------------------------------------------------ */
 typedef struct {
     wb_tensor *logits2, *targets1, *lse, *loss;
     int64_t vocab;
+    int glogits_ready; /* the forward stored the logits' gradient for a loss gradient of 1 */
 } ce_saved;
 
 static int pb_cross_entropy(wb_ctx *ctx, void *p) {
     ce_saved *s = p;
+    int ready = s->glogits_ready && ctx->seeded_one == s->loss;
+    s->glogits_ready = 0; /* once: a later backward may have reused that memory */
     ACC(acc, s->logits2, 1);
+    if (ready && !acc) return WB_OK; /* the first write of the logits' gradient: the forward's */
     wb_tensor gl = gview(s->logits2), gloss = gview(s->loss);
     return BE->cross_entropy_backward(BE, &gl, &gloss, s->lse, s->logits2, s->targets1, s->vocab, acc);
+}
+
+/* May the forward write x's gradient? Only one of the gradient arena (not a parameter's, which
+ * accumulates across steps) that x covers alone (x contiguous): nothing reads it before backward,
+ * whose first write of it is then the cross-entropy pullback's store. */
+static int grad_is_own_arena_buffer(const wb_ctx *ctx, const wb_tensor *x) {
+    const wb_grad_buf *gb = x->gbuf;
+    return ctx->grad_enabled && gb && x->grad == gb->base && wb_is_contiguous(x) &&
+           (size_t)wb_numel(x) * wb_dtype_size(x->dtype) == gb->bytes;
 }
 
 wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, int64_t vocab) {
@@ -496,10 +515,16 @@ wb_tensor *wb_cross_entropy(wb_ctx *ctx, wb_tensor *logits, wb_tensor *targets, 
     wb_tensor *lse = wb_new(ctx, st, 1, nshape, 0);
     wb_tensor *loss = wb_new(ctx, st, 0, NULL, logits->grad != NULL);
     if (!lse || !loss) return NULL;
-    KCALL(BE->cross_entropy(BE, loss, lse, l2, t1, vocab));
+    int fused = BE->cross_entropy_fused && loss->grad && grad_is_own_arena_buffer(ctx, l2);
+    if (fused) {
+        wb_tensor gl = gview(l2);
+        KCALL(BE->cross_entropy_fused(BE, loss, lse, &gl, l2, t1, vocab));
+    } else {
+        KCALL(BE->cross_entropy(BE, loss, lse, l2, t1, vocab));
+    }
     ce_saved *s = save(ctx, sizeof *s);
     if (!s) return NULL;
-    *s = (ce_saved){l2, t1, lse, loss, vocab};
+    *s = (ce_saved){l2, t1, lse, loss, vocab, fused};
     return finish(ctx, loss, pb_cross_entropy, s, "cross_entropy");
 }
 

@@ -243,7 +243,10 @@ int wb_backward(wb_ctx *ctx, wb_tensor *loss) {
     int acc;
     if (!g || wb_grad_write(ctx, loss, 1, &acc) != WB_OK) return WB_FAIL;
     WB_TRY(ctx->be->fill(ctx->be, g, 1.0));
-    return run_tape(ctx);
+    ctx->seeded_one = loss; /* only while its pullbacks run */
+    int rc = run_tape(ctx);
+    ctx->seeded_one = NULL;
+    return rc;
 }
 
 int wb_backward_with(wb_ctx *ctx, wb_tensor *y, const wb_tensor *gy) {

@@ -261,6 +261,7 @@ extern "C" int wb_backend_cuda_create(wb_backend **out, int device) {
     be->gather_rows = cuda_gather_rows;
     be->scatter_add_rows = cuda_scatter_add_rows;
     be->cross_entropy = cuda_cross_entropy;
+    be->cross_entropy_fused = cuda_cross_entropy_fused;
     be->cross_entropy_backward = cuda_cross_entropy_backward;
     be->attention_supported = cuda_attention_supported;
     be->attention = cuda_attention;

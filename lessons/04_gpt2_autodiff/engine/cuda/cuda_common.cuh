@@ -289,6 +289,8 @@ int cuda_softmax(wb_backend *be, const wb_tensor *out, const wb_tensor *in, doub
 int cuda_softmax_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *g, const wb_tensor *y, double scale);
 int cuda_cross_entropy(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse, const wb_tensor *logits,
                        const wb_tensor *targets, int64_t vocab);
+int cuda_cross_entropy_fused(wb_backend *be, const wb_tensor *loss, const wb_tensor *lse, const wb_tensor *gl,
+                             const wb_tensor *logits, const wb_tensor *targets, int64_t vocab);
 int cuda_cross_entropy_backward(wb_backend *be, const wb_tensor *gl, const wb_tensor *gloss, const wb_tensor *lse,
                                 const wb_tensor *logits, const wb_tensor *targets, int64_t vocab, int acc);
 __global__ void k_memset_small(void *dst, unsigned value, unsigned elem, size_t n); /* elementwise.cu */

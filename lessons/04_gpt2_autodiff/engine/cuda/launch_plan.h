@@ -11,7 +11,11 @@
 
 /* kernels of calls whose plan never varies */
 enum {
-    WB_CUDA_CROSS_ENTROPY_KERNELS = 2, /* log-sum-exp per row, then the mean */
+    /* cross_entropy and cross_entropy_fused: log-sum-exp per row (the fused one also stores the
+     * logits' gradient for a loss gradient of 1), then the mean. The pullback after the fused
+     * forward launches nothing when backward starts at this loss with gradient 1 (the engine's
+     * rule, ops.c), else one kernel. */
+    WB_CUDA_CROSS_ENTROPY_KERNELS = 2,
     WB_CUDA_NORM_SQ_KERNELS = 2,       /* per-block partial sums, then one block adds them */
 };
 
