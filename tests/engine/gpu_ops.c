@@ -257,7 +257,9 @@ static void free_result(result *res, int n) {
  * every input's gradient; prints a line and returns 1 when it passes. From the loss (lc given),
  * also: the pullback's calls of cross_entropy_backward counted; where it made none (the fused
  * classifier), the gradients equal, to the bit, those of the unfused pullback (the same backward
- * from the cotangent 1), and the loss that of a forward without gradients (the two-kernel path). */
+ * from the cotangent 1: the same lse, the same arithmetic), and the loss that of a forward without
+ * gradients (the two-kernel path) within 1e-5: its blocks of 256 threads sum each row's
+ * exponentials in another order than the fused kernel's 512 (f32 rounding, ~1e-7). */
 static int check_case(wb_backend *cpu, wb_backend *gpu, const prim_case *c, uint64_t seed, wb_dtype dt, double tol,
                       const loss_case *lc) {
     wb_rng rng;
@@ -299,12 +301,12 @@ static int check_case(wb_backend *cpu, wb_backend *gpu, const prim_case *c, uint
         int bitwise = 1;
         if (lc->ce_pullbacks == 0) {
             bitwise = run(gpu, dt, c, vals, r, &ny, &unfused, FROM_COTANGENT) == WB_OK &&
-                      run(gpu, dt, c, vals, r, &ny, &eval, FORWARD_ONLY) == WB_OK && same_bits(eval.y, got.y, ny);
+                      run(gpu, dt, c, vals, r, &ny, &eval, FORWARD_ONLY) == WB_OK && rel(eval.y, got.y, ny) <= 1e-5;
             for (int i = 0; bitwise && i < c->n; i++)
                 if (got.g[i]) bitwise = same_bits(unfused.g[i], got.g[i], numel_of(&c->in[i]));
         }
         snprintf(extra, sizeof extra, ", ce pullbacks %d (expected %d)%s", calls, lc->ce_pullbacks,
-                 lc->ce_pullbacks == 0 ? bitwise ? ", = unfused and eval bitwise" : ", NOT = unfused/eval bitwise" : "");
+                 lc->ce_pullbacks == 0 ? bitwise ? ", = unfused, = eval" : ", NOT = unfused or eval" : "");
         pass = pass && calls == lc->ce_pullbacks && bitwise;
     }
     printf("%-24s %-5s value+grads rel err %.3e (tolerance %.0e)%s %s\n", c->name, wb_dtype_name(dt), worst, tol, extra,

@@ -240,11 +240,14 @@ __device__ __forceinline__ void st8_stream(T *p, const float *f) {
  * one block per row computes the row's log-sum-exp (row_lse, from DRAM), then at once stores
  * glogits = (softmax - onehot) / N, 0 in the padding columns, re-reading the row from L2 (the
  * engine's pullback then launches nothing). 1.65 GB read + 1.65 GB written: 0.80 ms at copy
- * bandwidth, for 388 + 820 us of k_ce_lse and k_ce_backward (which read the logits twice).
- * CE_FUSED_THREADS threads a row and no shared memory beyond the reduction's keep several rows
- * in flight per SM, so one row's loads overlap another's reduction and stores, and those rows
- * (132 SMs x 100.6 KB each, a few each) stay well inside the 50 MB L2. The gradient is the
- * arithmetic of k_ce_backward with gloss = 1, to the bit. */
+ * bandwidth; measured 1,024 us on the H200 (bench_ce) against 376 + 821 for k_ce_lse and
+ * k_ce_backward, which read the logits twice. CE_FUSED_THREADS threads a row and no shared memory
+ * beyond the reduction's: 2 rows per SM (62 registers), one row's loads beside another's reduction
+ * and stores, 26.6 MB of rows in flight inside the 60 MB L2 (52% of L2 reads hit: the second pass
+ * almost always). It is latency-bound, not bandwidth-bound (DRAM 58% busy); 256 threads with 3 or
+ * 4 rows per SM, 1024 with 1, raw bf16 registers, 8 vectors in flight and the row in shared memory
+ * all measured slower (PERF_NOTES, Round 5). The gradient is k_ce_backward's arithmetic with
+ * gloss = 1, to the bit. */
 #define CE_FUSED_THREADS 512
 template <typename T>
 __global__ void __launch_bounds__(1024) k_ce_fused(T *__restrict__ gl, float *__restrict__ lse,
