@@ -1,8 +1,8 @@
 #!/bin/bash
-# The final GPU check after an engine change, in one call from a carried build: every GPU test;
-# lessons 04 and 06 (the two that run the engine) recorded again (grader record --repeat 3), their
-# keys' counts set from the recording (key_from_replay.py prints each change), checked in replay
-# and live three times; every other key live three times. The new keys and recordings come back
+# The final GPU check after an engine change, in one call from a carried build: lessons 04 and 06
+# (the two that run the engine) recorded again (grader record --repeat 3), their keys' counts set
+# from the recording (key_from_replay.py prints each change), checked in replay and live three
+# times; every GPU test; every other key live three times. The new keys and recordings come back
 # in $OUT/final.tgz (copy them into the repository, then commit).
 #   tools/device/keys-final.sh BUILD_DIR        (from the repository root)
 set -u
@@ -14,9 +14,6 @@ export WB_STATE_DIR=/tmp/wb-state
 R=$OUT/r; mkdir -p $R
 exec > >(tee $R/log.txt) 2>&1
 date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-echo "== all GPU tests"
-ctest --test-dir $B -L gpu --output-on-failure -j1 -E "verify_live" > $R/ctest-gpu.txt 2>&1; echo "ctest rc=$?"
-grep -E "tests passed|tests failed|\*\*\*|Failed|Timeout" $R/ctest-gpu.txt | tail -30
 for n in 04_gpt2_autodiff 06_data_parallel; do
     echo "== $n: record --repeat 3, key from the recording, replay, live x3"
     L=lessons/$n K=expectations/$n.yaml
@@ -27,6 +24,9 @@ for n in 04_gpt2_autodiff 06_data_parallel; do
     $B/bin/grader verify $L --repeat 3 > $R/verify-$n.txt 2>&1; echo "verify $n rc=$?"; grep -v "^running" $R/verify-$n.txt | tail -6
     mkdir -p $R/$n; cp $K $L/traces/sm_90.json $R/$n/
 done
+echo "== all GPU tests"
+ctest --test-dir $B -L gpu --output-on-failure -j1 -E "verify_live" > $R/ctest-gpu.txt 2>&1; echo "ctest rc=$?"
+grep -E "tests passed|tests failed|\*\*\*|Failed|Timeout" $R/ctest-gpu.txt | tail -30
 echo "== the other answer keys live, 3 runs each"
 for l in tests/grader/probe/lessons/00_probe tests/grader/ranks/lessons/00_ranks lessons/01* lessons/02* lessons/03* lessons/05*; do
     n=$(basename $l)
