@@ -144,6 +144,16 @@ template <typename V>
 inline V __ldcs(const V *p) { return *p; }
 template <typename V>
 inline void __stcs(V *p, V v) { *p = v; }
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+
+/* ---- the last-block-finishes pattern (cuda_common.cuh's tree_finish): blocks run one after
+ * another here, so the counter's last arrival is simply the block that runs last of its group ---- */
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline unsigned atomicAdd(unsigned *p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+inline float4 __ldcg(const float4 *p) { return *p; }
 
 /* ---- WMMA ---- */
 namespace nvcuda {

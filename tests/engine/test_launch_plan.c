@@ -243,20 +243,20 @@ Test(launch_plan, fused_ops) {
                                          residual add in its epilogue */
     expect("mlp", 3, 2, 0, 0);        /* LN, fc with GELU in its epilogue, fcproj with the residual add */
     expect("layer", 13, 6, 0, 0);
-    expect("mlp_bwd", 8, 4, 0, 0);    /* the residual's gradient: an alias, nothing; fcproj, fc: 2 GEMMs + bias sum
-                                         each (GELU's pullback in fcproj's input-gradient GEMM); LN: 2 */
-    expect("attn_bwd", 17, 8, 2, 0);  /* proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 2;
+    expect("mlp_bwd", 7, 4, 0, 0);    /* the residual's gradient: an alias, nothing; fcproj, fc: 2 GEMMs + bias sum
+                                         each (GELU's pullback in fcproj's input-gradient GEMM); LN: 1 */
+    expect("attn_bwd", 16, 8, 2, 0);  /* proj 2+1; merge copy 1; AV 2; softmax 1; QK^T 2; 3 copies; qkv 2+1; LN 1;
                                          memsets: the scores' gradient (the softmax pullback skips the masked
                                          half) and qkv's (three head copies each write a third) */
-    expect("layer_bwd", 25, 12, 2, 0);
+    expect("layer_bwd", 23, 12, 2, 0);
     expect("forward", 32, 13, 0, 0);  /* embedding, + wpe, 2 layers, LN, lm head, cross-entropy (2: the fused
                                          classifier, which also stores the logits' gradient, and the mean) */
-    expect("backward", 57, 26, 5, 0); /* fill dloss = 1, ...; the cross-entropy's pullback: nothing (its
+    expect("backward", 52, 26, 5, 0); /* fill dloss = 1, ...; the cross-entropy's pullback: nothing (its
                                          forward stored the gradient); memsets: 2 a layer, and the final
                                          layer norm's input gradient (its pullback adds); every other
                                          gradient is stored by its first writer or aliased (engine.h) */
     expect("optimizer", 3, 0, 0, 0);  /* norm (2 kernels), AdamW */
-    expect("step", 92, 39, 6, 2);     /* + memset of the parameter gradients, 2 uploads */
+    expect("step", 87, 39, 6, 2);     /* + memset of the parameter gradients, 2 uploads */
 }
 
 Test(launch_plan, primitive_ops) {
@@ -274,10 +274,10 @@ Test(launch_plan, primitive_ops) {
 Test(launch_plan, flash_attention) {
     run_step(GPT2_OPS_FUSED, 1, 1);
     expect("attn", 4, 2, 0, 0);       /* LN, qkv, flash, proj (+ residual) */
-    expect("attn_bwd", 11, 4, 1, 0);  /* proj 2+1; flash 3 (+ the memset of dq's buffer: it stores into all of qkv's
-                                         gradient, wb_grad_write_parts); qkv 2+1; LN 2 */
+    expect("attn_bwd", 10, 4, 1, 0);  /* proj 2+1; flash 3 (+ the memset of dq's buffer: it stores into all of qkv's
+                                         gradient, wb_grad_write_parts); qkv 2+1; LN 1 */
     expect("mlp", 3, 2, 0, 0);
-    expect("backward", 45, 18, 3, 0); /* 1 a layer, the final layer norm's input gradient */
+    expect("backward", 40, 18, 3, 0); /* 1 a layer, the final layer norm's input gradient */
 }
 
 /* gemm.cu's choice among cuBLASLt's heuristic answers, on the answers cuBLAS 13.1 gave on the H200

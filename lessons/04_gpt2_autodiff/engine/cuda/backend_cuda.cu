@@ -29,6 +29,7 @@ static void cuda_destroy(wb_backend *be) {
         if (im->workspace) cudaFree(im->workspace);
         if (im->partial) cudaFree(im->partial);
         if (im->scratch) cudaFree(im->scratch);
+        if (im->counters) cudaFree(im->counters);
         cuda_gemm_plans_free(im);
         free(im);
     }
@@ -217,6 +218,7 @@ static int cuda_init(wb_backend *be, int device) {
     im->workspace_size = (size_t)32 << 20;
     CUDA_CHECK(cudaMalloc(&im->workspace, im->workspace_size));
     CUDA_CHECK(cudaMalloc((void **)&im->partial, 1024 * sizeof(float)));
+    WB_TRY(counters_reserve(im, 65536)); /* zeroed here, outside every step */
     be->peak_flops = cuda_peak_for(be, WB_BF16);
     return WB_OK;
 }

@@ -155,6 +155,90 @@ __device__ __forceinline__ void st8(T *p, const float *f) {
     *(pack8<T> *)p = q;
 }
 
+/* ---- sums across the blocks of one launch, finished by the last block to arrive ----
+ * n blocks each write a contribution of w4 float4 (block i at tree + i w4, level 0), then call
+ * tree_finish. Blocks count themselves in groups of GS (an atomic counter per group, after a
+ * fence that makes their contribution visible); the group's last arrival adds the group's
+ * contributions in index order and writes the result as contribution i / GS of the next level,
+ * and so on until one group is left, whose last arrival hands the totals to fin(c4, float4).
+ * The tree's shape depends only on n and every sum has a fixed order: the same bits whichever
+ * block arrives last. Each last arrival resets its counter, so that counters are zero between
+ * launches. Storage: tree_size() (every level's contributions, one counter per group). One
+ * kernel instead of a partial pass and a final one: a launch and its boundary fewer, and the
+ * final sums read from L2 by a few blocks while the other blocks are still running. 1-D blocks.
+ * A group's sum is lanes of consecutive contributions added in order where the contributions
+ * are narrow (w4 <= half the block), so that a group is read in one round trip. */
+static inline __host__ __device__ int tree_next(int n, int gs) { return n <= gs ? 1 : (n + gs - 1) / gs; }
+static inline void tree_size(int n, int w4, int gs, size_t *f4, size_t *counters) {
+    *f4 = *counters = 0;
+    for (;;) {
+        *f4 += (size_t)n * w4, *counters += (size_t)(n + gs - 1) / gs;
+        if (n <= gs) return;
+        n = tree_next(n, gs);
+    }
+}
+
+__device__ __forceinline__ float4 add4(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+
+/* s = the sum of contributions [j0, j1) of column c, in index order, 4 loads in flight at a time
+ * (from L2, not L1: other SMs wrote them) */
+__device__ __forceinline__ float4 tree_add(const float4 *src, int w4, int c, int j0, int j1) {
+    float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = j0; j < j1; j += 4) {
+        float4 v[4];
+        UNROLL
+        for (int q = 0; q < 4; q++)
+            if (j + q < j1) v[q] = __ldcg(src + (j + q) * w4 + c);
+        UNROLL
+        for (int q = 0; q < 4; q++)
+            if (j + q < j1) s = j + q > j0 ? add4(s, v[q]) : v[q];
+    }
+    return s;
+}
+
+template <int GS, typename Fin>
+__device__ void tree_finish(float4 *tree, unsigned *cnt, int n, int w4, int i, Fin fin) {
+    __shared__ int last;
+    __shared__ float4 lanes[256]; /* narrow contributions: blockDim.x / w4 lanes per column */
+    for (;;) {
+        const int g = i / GS, size = n - g * GS < GS ? n - g * GS : GS;
+        __threadfence(); /* this block's contribution before its count */
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            last = atomicAdd(cnt + g, 1u) == (unsigned)size - 1;
+            if (last) cnt[g] = 0, __threadfence();
+        }
+        __syncthreads();
+        if (!last) return; /* uniform across the block */
+        const float4 *src = tree + (size_t)g * GS * w4;
+        float4 *next = tree + (size_t)n * w4;
+        const int L = 2 * w4 <= (int)blockDim.x && blockDim.x <= 256 ? (int)blockDim.x / w4 : 1;
+        if (L > 1) { /* lane q adds its share of the group, then the lanes are added in order */
+            const int q = threadIdx.x / w4, c = threadIdx.x % w4, per = (size + L - 1) / L;
+            if (q < L) {
+                const int j0 = q * per < size ? q * per : size, j1 = j0 + per < size ? j0 + per : size;
+                lanes[threadIdx.x] = tree_add(src, w4, c, j0, j1);
+            }
+            __syncthreads();
+            if ((int)threadIdx.x < w4) {
+                float4 s = lanes[threadIdx.x];
+                for (int k = 1; k < L; k++)
+                    if (k * per < size) s = add4(s, lanes[k * w4 + threadIdx.x]);
+                if (n <= GS) fin((int)threadIdx.x, s);
+                else next[(size_t)g * w4 + threadIdx.x] = s;
+            }
+        } else {
+            for (int c = threadIdx.x; c < w4; c += blockDim.x) {
+                const float4 s = tree_add(src, w4, c, 0, size);
+                if (n <= GS) fin(c, s);
+                else next[(size_t)g * w4 + c] = s;
+            }
+        }
+        if (n <= GS) return;
+        cnt += (n + GS - 1) / GS, tree = next, i = g, n = tree_next(n, GS);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------
  * host side
  * ------------------------------------------------------------------------------------------ */
@@ -187,9 +271,12 @@ typedef struct {
     float *partial; /* (1024) norm partial sums */
     float *scratch; /* partial column sums; grows in the first step, then reused */
     size_t scratch_floats;
+    unsigned *counters; /* tree_finish's group counters: zero between launches */
+    size_t counters_n;
     gemm_plan plans[GEMM_PLANS];
     int n_plans;
     int fa_fwd_attr, fa_bwd_attr; /* the flash kernels' shared-memory limit is raised */
+    int ln_bwd_attr;              /* bit NV: k_layernorm_backward_vec<., NV>'s, likewise */
     int cc_major, cc_minor;
     int num_sms;         /* multiprocessors: grids sized to fill the chip in one wave */
     cudaStream_t stream; /* every launch, memset and GEMM: one stream, so that a step can be captured */
@@ -235,6 +322,19 @@ static inline int scratch_reserve(cuda_impl *im, size_t n) {
     return WB_OK;
 }
 
+/* at least n zeroed counters for tree_finish (the kernels leave them zero; grown, like scratch,
+ * in the first step only: 65536 from the start cover every launch of GPT-2 124M) */
+static inline int counters_reserve(cuda_impl *im, size_t n) {
+    if (im->counters_n >= n) return WB_OK;
+    if (n < 65536) n = 65536;
+    if (im->counters) CUDA_CHECK(cudaFree(im->counters));
+    im->counters = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&im->counters, n * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemsetAsync(im->counters, 0, n * sizeof(unsigned), im->stream));
+    im->counters_n = n;
+    return WB_OK;
+}
+
 /* ---- row kernels' host helpers (softmax.cu, layernorm.cu) ---- */
 static inline int rows_contig(const char *what, const wb_tensor *t) {
     if (!wb_is_contiguous(t)) {
@@ -263,6 +363,18 @@ static inline int row_nv(int64_t C, const wb_tensor *const *ts, int n) {
         default: KLAUNCH((kern<T, 4>), grid, block, smem, __VA_ARGS__); break;                     \
         }                                                                                          \
         CUDA_CHECK_LAUNCH();                                                                       \
+    } while (0)
+/* the dynamic shared-memory limit of kern<T, NV> raised to smem bytes */
+#define LAUNCH_NV_ATTR(nv, kern, T, smem)                                                          \
+    do {                                                                                           \
+        const int b_ = (int)(smem);                                                                \
+        const cudaFuncAttribute a_ = cudaFuncAttributeMaxDynamicSharedMemorySize;                  \
+        switch (nv) {                                                                              \
+        case 1: CUDA_CHECK(cudaFuncSetAttribute((kern<T, 1>), a_, b_)); break;                     \
+        case 2: CUDA_CHECK(cudaFuncSetAttribute((kern<T, 2>), a_, b_)); break;                     \
+        case 3: CUDA_CHECK(cudaFuncSetAttribute((kern<T, 3>), a_, b_)); break;                     \
+        default: CUDA_CHECK(cudaFuncSetAttribute((kern<T, 4>), a_, b_)); break;                    \
+        }                                                                                          \
     } while (0)
 
 

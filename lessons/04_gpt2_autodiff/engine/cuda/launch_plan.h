@@ -90,11 +90,9 @@ static inline int wb_cuda_gemm_add_kernels(const wb_tensor *out, const wb_tensor
     return wb_cuda_gemm_add_fused(out, bias, c) ? 1 : wb_cuda_gemm_kernels(out, bias, 0) + 1;
 }
 
-/* layer norm's pullback: one fused pass (input gradient, per-block column sums), then one kernel
- * adding the blocks' sums into the gain and bias gradients when either is wanted */
-static inline int wb_cuda_layernorm_backward_kernels(int gin, int gw, int gb) {
-    return (gin || gw || gb) + (gw || gb);
-}
+/* layer norm's pullback: one kernel (input gradient and the gain and bias gradients: the last
+ * block to finish adds the blocks' column sums) when anything is wanted */
+static inline int wb_cuda_layernorm_backward_kernels(int gin, int gw, int gb) { return gin || gw || gb; }
 
 /* attention's pullback: D = rowsum(dO O), the main kernel; with a query gradient also a memset of
  * its f32 accumulation buffer and the kernel adding that buffer into gq */

@@ -1,6 +1,6 @@
 /*
  * layernorm.cu: layer norm over the last dim and its pullback (input, gain and bias gradients in
- * one pass over the rows, then one kernel adding the blocks' column sums).
+ * one kernel: a pass over the rows whose last block adds the blocks' column sums).
  */
 #include "cuda_common.cuh"
 
@@ -69,90 +69,148 @@ __global__ void __launch_bounds__(256) k_layernorm_vec(T *__restrict__ out, floa
     if (lane == 0) mean[r] = m, rstd[r] = s;
 }
 
-/* Layer norm's whole pullback in one pass over g and x (a second kernel, k_ln_w_final, adds the
- * blocks' column sums). Each warp takes rows r = warp + nwarps (blockIdx.x + gridDim.x k), row in
- * registers: gin += rstd (g w - mean(g w) - xhat mean(g w xhat)), and per lane, for its own
- * columns, sums of g xhat (the gain's gradient) and g (the bias's). At the end the block adds its
- * warps' sums in warp order in shared memory and writes them to pw, pb (gridDim.x, C), or skips
- * that when pw is NULL. Deterministic: every sum has a fixed order. */
-template <typename T, int NV>
-__global__ void __launch_bounds__(128) k_layernorm_backward_vec(T *__restrict__ gin, float *__restrict__ pw,
-                                                                float *__restrict__ pb, const T *__restrict__ g,
-                                                                const T *__restrict__ in, const T *__restrict__ w,
-                                                                const float *__restrict__ mean,
-                                                                const float *__restrict__ rstd, int64_t N, int C) {
-    __shared__ float sw[256 * NV], sb[256 * NV];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nw = blockDim.x / 32, C8 = C / 8;
-    float dw[NV][8], db[NV][8];
-    UNROLL
-    for (int k = 0; k < NV; k++)
+/* The gain and bias gradients' totals from a tree_finish over the blocks' column sums, laid out
+ * [gw: Cp][gb: Cp] (Cp = C rounded up to 4): gw += the first Cp, gb += the rest. */
+#define LN_GS 8
+template <typename T>
+struct LnFin {
+    T *gw, *gb;
+    int C, Cp;
+    __device__ void operator()(int c4, float4 v) const {
+        const float f[4] = {v.x, v.y, v.z, v.w};
         UNROLL
-        for (int e = 0; e < 8; e++) dw[k][e] = db[k][e] = 0.0f;
+        for (int e = 0; e < 4; e++) {
+            const int c = 4 * c4 + e, col = c < Cp ? c : c - Cp;
+            T *p = c < Cp ? gw : gb;
+            if (p && col < C) st(p + col, ld(p + col) + f[e]);
+        }
+    }
+};
+
+/* Element i of a row vector as loaded, as f32, converted where it is used: for bf16 an asm the
+ * compiler does not merge, so that the second pass over the row converts again instead of
+ * keeping the first pass's 48 floats alive (128 registers at C = 768; this way the row stays as
+ * loaded, 2 bytes an element, and 24 warps fit on an SM). */
+__device__ __forceinline__ float elem(const pack8<float> &q, int i) { return q.v[i]; }
+__device__ __forceinline__ float elem(const pack8<bf16> &q, int i) {
+    uint32_t w, r;
+    memcpy(&w, &q.v[i & ~1], 4);
+#ifdef WB_CUDA_EMULATION
+    r = i & 1 ? w & 0xffff0000u : w << 16;
+#else
+    if (i & 1) asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(r) : "r"(w));
+    else asm volatile("shl.b32 %0, %1, 16;" : "=r"(r) : "r"(w));
+#endif
+    return __uint_as_float(r);
+}
+
+/* Layer norm's whole pullback in one kernel. Each warp takes rows r = warp + nwarps (blockIdx.x +
+ * gridDim.x k), the row held in registers as loaded (bf16: 4 registers per 8 elements), every load
+ * of a row in flight at once: gin += rstd (g w - mean(g w) - xhat mean(g w xhat)), and for the
+ * lane's own columns the sums of g xhat (the gain's gradient) and g (the bias's), kept in shared
+ * memory, a region per warp (not in registers: 48 of them at C = 768 held round 4's kernel to 12
+ * warps per SM, each with one row in flight, 43 us for 101 MB; this one fits 24: 36 us on the
+ * H200, PERF_NOTES.md round 5). Shared float4s are in the lanes' order, (k, half, lane), so that
+ * a warp's accesses have no bank conflicts; w sits there too, as f32. At the end the block adds
+ * its warps' sums in warp order: its contribution to a tree_finish over the blocks, whose last
+ * block adds the totals into gw, gb. Skipped when neither is wanted. Deterministic: every sum has
+ * a fixed order. */
+template <typename T, int NV>
+__global__ void __launch_bounds__(256, 3) k_layernorm_backward_vec(T *__restrict__ gin, T *gw, T *gb, float4 *tree,
+                                                                   unsigned *cnt, const T *__restrict__ g,
+                                                                   const T *__restrict__ in, const T *__restrict__ w,
+                                                                   const float *__restrict__ mean,
+                                                                   const float *__restrict__ rstd, int64_t N, int C) {
+    FA_DYNAMIC_SHARED(smem);
+    float4 *ws = (float4 *)smem;             /* NV * 64: w */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nw = blockDim.x / 32, C8 = C / 8;
+    float4 *dw = ws + NV * 64 * (1 + 2 * warp), *db = dw + NV * 64; /* this warp's sums */
+    const bool sums = gw || gb;
+    for (int f = threadIdx.x; f < NV * 64; f += blockDim.x) {
+        const int j = f % 32 + 32 * (f / 64), h = f / 32 % 2;
+        float v[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (j < C8) ld8(v, w + 8 * j);
+        ws[f] = make_float4(v[4 * h], v[4 * h + 1], v[4 * h + 2], v[4 * h + 3]);
+    }
+    for (int f = lane; f < NV * 64; f += 32) dw[f] = db[f] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    __syncthreads();
     for (int64_t r = blockIdx.x * (int64_t)nw + warp; r < N; r += (int64_t)gridDim.x * nw) {
-        float gv[NV][8], xv[NV][8], ov[NV][8];
+        pack8<T> gv[NV], xv[NV], ov[NV];
         UNROLL
         for (int k = 0; k < NV; k++) { /* every load of the row in flight at once */
-            int j = lane + 32 * k;
+            const int j = lane + 32 * k;
             if (j < C8) {
-                ld8(gv[k], g + r * C + 8 * j), ld8(xv[k], in + r * C + 8 * j);
-                if (gin) ld8(ov[k], gin + r * C + 8 * j);
-            } else {
-                UNROLL
-                for (int e = 0; e < 8; e++) gv[k][e] = xv[k][e] = 0.0f;
+                gv[k] = *(const pack8<T> *)(g + r * C + 8 * j), xv[k] = *(const pack8<T> *)(in + r * C + 8 * j);
+                if (gin) ov[k] = *(const pack8<T> *)(gin + r * C + 8 * j);
             }
         }
         const float m = mean[r], s = rstd[r];
         float a = 0.0f, bs = 0.0f;
         UNROLL
         for (int k = 0; k < NV; k++) {
-            int j = lane + 32 * k;
-            if (j >= C8) continue;
-            float wv[8];
-            ld8(wv, w + 8 * j);
+            if (lane + 32 * k >= C8) continue;
             UNROLL
-            for (int e = 0; e < 8; e++) {
-                float xh = (xv[k][e] - m) * s, dxh = gv[k][e] * wv[e];
-                a += dxh, bs += dxh * xh;
-                dw[k][e] += gv[k][e] * xh, db[k][e] += gv[k][e];
-                xv[k][e] = xh, gv[k][e] = dxh; /* keep xhat and g w for the input gradient */
+            for (int h = 0; h < 2; h++) {
+                const float4 w4 = ws[(2 * k + h) * 32 + lane];
+                const float wv[4] = {w4.x, w4.y, w4.z, w4.w};
+                UNROLL
+                for (int e = 0; e < 4; e++) {
+                    const float xh = (elem(xv[k], 4 * h + e) - m) * s, dxh = elem(gv[k], 4 * h + e) * wv[e];
+                    a += dxh, bs += dxh * xh;
+                }
             }
         }
         a = warp_sum(a) / (float)C, bs = warp_sum(bs) / (float)C;
-        if (gin)
+        /* then, from the row as loaded: xhat and g w again, the input gradient and the column sums */
+        UNROLL
+        for (int k = 0; k < NV; k++) {
+            const int j = lane + 32 * k;
+            if (j >= C8) continue;
+            float o[8];
             UNROLL
-            for (int k = 0; k < NV; k++) {
-                int j = lane + 32 * k;
-                if (j >= C8) continue;
+            for (int h = 0; h < 2; h++) {
+                const int f = (2 * k + h) * 32 + lane;
+                const float4 w4 = ws[f];
+                const float wv[4] = {w4.x, w4.y, w4.z, w4.w};
+                float pw[4], pb[4];
                 UNROLL
-                for (int e = 0; e < 8; e++) ov[k][e] += s * (gv[k][e] - a - xv[k][e] * bs);
-                st8(gin + r * C + 8 * j, ov[k]);
-            }
-    }
-    if (!pw) return; /* uniform across the block */
-    for (int q = 0; q < nw; q++) {
-        if (warp == q)
-            UNROLL
-            for (int k = 0; k < NV; k++) {
-                int j = lane + 32 * k;
-                if (j >= C8) continue;
-                UNROLL
-                for (int e = 0; e < 8; e++) {
-                    sw[8 * j + e] = (q ? sw[8 * j + e] : 0.0f) + dw[k][e];
-                    sb[8 * j + e] = (q ? sb[8 * j + e] : 0.0f) + db[k][e];
+                for (int e = 0; e < 4; e++) {
+                    const int i = 4 * h + e;
+                    const float gf = elem(gv[k], i), xh = (elem(xv[k], i) - m) * s, dxh = gf * wv[e];
+                    if (gin) o[i] = elem(ov[k], i) + s * (dxh - a - xh * bs);
+                    pw[e] = gf * xh, pb[e] = gf;
                 }
+                if (sums) dw[f] = add4(dw[f], make_float4(pw[0], pw[1], pw[2], pw[3])),
+                          db[f] = add4(db[f], make_float4(pb[0], pb[1], pb[2], pb[3]));
             }
-        __syncthreads();
+            if (gin) st8(gin + r * C + 8 * j, o);
+        }
     }
-    for (int c = threadIdx.x; c < C; c += blockDim.x) pw[blockIdx.x * (int64_t)C + c] = sw[c], pb[blockIdx.x * (int64_t)C + c] = sb[c];
+    if (!sums) return; /* uniform across the grid */
+    __syncthreads();
+    const int C4 = C / 4;
+    float4 *mine = tree + blockIdx.x * (int64_t)(2 * C4); /* [gw: C][gb: C] */
+    for (int f = threadIdx.x; f < NV * 64; f += blockDim.x) {
+        const int j = f % 32 + 32 * (f / 64), h = f / 32 % 2;
+        if (j >= C8) continue;
+        float4 sw = make_float4(0.0f, 0.0f, 0.0f, 0.0f), sb = sw;
+        for (int q = 0; q < nw; q++) {
+            const float4 *wq = ws + NV * 64 * (1 + 2 * q);
+            sw = add4(sw, wq[f]), sb = add4(sb, wq[NV * 64 + f]);
+        }
+        mine[2 * j + h] = sw, mine[C4 + 2 * j + h] = sb;
+    }
+    tree_finish<LN_GS>(tree, cnt, (int)gridDim.x, 2 * C4, (int)blockIdx.x, LnFin<T>{gw, gb, C, C});
 }
 
 
 /* The same for any C (not a multiple of 8, or wider than 1024): one warp per block, so that each
- * column's sums belong to one lane and live in shared memory (2 C floats, dynamic). */
+ * column's sums belong to one lane and live in shared memory (2 C floats, dynamic); the blocks'
+ * sums [gw: Cp][gb: Cp] (Cp = C rounded up to 4) go through tree_finish as above. */
 template <typename T>
-__global__ void __launch_bounds__(32) k_layernorm_backward_any(T *gin, float *pw, float *pb, const T *g, const T *in,
-                                                               const T *w, const float *mean, const float *rstd,
-                                                               int64_t N, int64_t C) {
+__global__ void __launch_bounds__(32) k_layernorm_backward_any(T *gin, T *gw, T *gb, float4 *tree, unsigned *cnt,
+                                                               const T *g, const T *in, const T *w, const float *mean,
+                                                               const float *rstd, int64_t N, int64_t C) {
     FA_DYNAMIC_SHARED(smem);
     float *sw = (float *)smem, *sb = sw + C;
     const int lane = threadIdx.x;
@@ -174,30 +232,11 @@ __global__ void __launch_bounds__(32) k_layernorm_backward_any(T *gin, float *pw
             }
         }
     }
-    if (pw)
-        for (int64_t c = lane; c < C; c += 32) pw[blockIdx.x * C + c] = sw[c], pb[blockIdx.x * C + c] = sb[c];
-}
-/* gw += the chunks' sums of pw, gb += those of pb: block (32, 16), 32 columns, lane y adds chunks
- * y, y + 16, ... (loads unrolled), then lane 0 adds the 16 lanes in order (deterministic). Round 1
- * had one thread per column walking ~400 chunks one load at a time (3 blocks at C = 768, 15.7 us). */
-template <typename T>
-__global__ void __launch_bounds__(512) k_ln_w_final(T *gw, T *gb, const float *pw, const float *pb, int chunks, int64_t C) {
-    __shared__ float sw[16][33], sb[16][33];
-    const int64_t c = blockIdx.x * (int64_t)32 + threadIdx.x;
-    float tw = 0.0f, tb = 0.0f;
-    if (c < C) {
-        UNROLL4
-        for (int k = threadIdx.y; k < chunks; k += 16) tw += pw[k * C + c], tb += pb[k * C + c];
-    }
-    sw[threadIdx.y][threadIdx.x] = tw, sb[threadIdx.y][threadIdx.x] = tb;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < C) {
-        tw = tb = 0.0f;
-        UNROLL
-        for (int k = 0; k < 16; k++) tw += sw[k][threadIdx.x], tb += sb[k][threadIdx.x];
-        if (gw) st(gw + c, ld(gw + c) + tw);
-        if (gb) st(gb + c, ld(gb + c) + tb);
-    }
+    if (!gw && !gb) return;
+    const int64_t Cp = (C + 3) / 4 * 4;
+    float *mine = (float *)(tree + blockIdx.x * (Cp / 2));
+    for (int64_t c = lane; c < Cp; c += 32) mine[c] = c < C ? sw[c] : 0.0f, mine[Cp + c] = c < C ? sb[c] : 0.0f;
+    tree_finish<LN_GS>(tree, cnt, (int)gridDim.x, (int)(Cp / 2), (int)blockIdx.x, LnFin<T>{gw, gb, (int)C, (int)Cp});
 }
 /* ---------------------------------------------------------------------------------------------
  * launchers
@@ -230,8 +269,7 @@ int cuda_layernorm(wb_backend *be, const wb_tensor *out, const wb_tensor *mean, 
     return WB_OK;
 }
 
-/* Two kernels whatever is wanted (one when only gin): the fused pass (gin and each block's column
- * sums for gw, gb) and k_ln_w_final, which adds the blocks' sums into gw and gb. */
+/* One kernel (launch_plan.h): the pass over the rows, whose last block adds the column sums */
 int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const wb_tensor *gw, const wb_tensor *gb,
                                    const wb_tensor *g, const wb_tensor *in, const wb_tensor *w, const wb_tensor *mean,
                                    const wb_tensor *rstd) {
@@ -242,39 +280,43 @@ int cuda_layernorm_backward(wb_backend *be, const wb_tensor *gin, const wb_tenso
     const float *mp = FL(mean->data), *rp = FL(rstd->data);
     const wb_tensor *ts[4] = {gin, g, in, w};
     int nv = row_nv(C, ts, 4), bf = in->dtype == WB_BF16;
-    /* vec: 4 warps a block, ~8 rows per warp, 3 blocks per SM (at C = 768); any: one warp a block,
-     * 2 C floats of shared memory */
-    int64_t chunks = nv ? (N + 31) / 32 : N, cap = nv ? 3 * (int64_t)im->num_sms : 256;
-    if (chunks > cap) chunks = cap;
-    if (chunks < 1) chunks = 1;
+    /* vec: 8 warps a block, 3 blocks per SM (one wave), at least a row per warp; any: one warp a
+     * block, 2 C floats of shared memory */
+    int64_t blocks = nv ? (N + 7) / 8 : N, cap = nv ? 3 * (int64_t)im->num_sms : 256;
+    if (blocks > cap) blocks = cap;
+    if (blocks < 1) blocks = 1;
     if (!nv && 2 * C * sizeof(float) > 48 * 1024) {
         fprintf(stderr, "cuda layernorm_backward: width %lld is over 6144\n", (long long)C);
         return WB_FAIL;
     }
-    float *pw = NULL, *pb = NULL;
+    float4 *tree = NULL;
     if (gw || gb) {
-        WB_TRY(scratch_reserve(im, (size_t)2 * chunks * (size_t)C));
-        pw = im->scratch, pb = im->scratch + (size_t)chunks * C;
+        size_t f4 = 0, counters = 0;
+        tree_size((int)blocks, (int)((C + 3) / 4 * 4 / 2), LN_GS, &f4, &counters);
+        WB_TRY(scratch_reserve(im, 4 * f4));
+        WB_TRY(counters_reserve(im, counters));
+        tree = (float4 *)im->scratch;
     }
-    void *gi = gin ? gin->data : NULL;
-    if (nv && bf)
-        LAUNCH_NV(nv, k_layernorm_backward_vec, bf16, (unsigned)chunks, 128, 0, BF(gi), pw, pb, BF(g->data), BF(in->data),
-                  BF(w->data), mp, rp, N, (int)C);
-    else if (nv)
-        LAUNCH_NV(nv, k_layernorm_backward_vec, float, (unsigned)chunks, 128, 0, FL(gi), pw, pb, FL(g->data), FL(in->data),
-                  FL(w->data), mp, rp, N, (int)C);
-    else {
-        size_t smem = 2 * (size_t)C * sizeof(float);
-        if (bf) KLAUNCH(k_layernorm_backward_any<bf16>, (unsigned)chunks, 32, smem, BF(gi), pw, pb, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, C);
-        else KLAUNCH(k_layernorm_backward_any<float>, (unsigned)chunks, 32, smem, FL(gi), pw, pb, FL(g->data), FL(in->data), FL(w->data), mp, rp, N, C);
-        CUDA_CHECK_LAUNCH();
+    void *gi = gin ? gin->data : NULL, *gwp = gw ? gw->data : NULL, *gbp = gb ? gb->data : NULL;
+    if (nv) {
+        /* w and 8 warps' two sums, NV * 64 float4 each: 52 KB at C = 768 (over the default 48) */
+        const size_t smem = (size_t)nv * 64 * 17 * 16;
+        if (!(im->ln_bwd_attr >> (2 * nv + bf) & 1)) {
+            if (bf) LAUNCH_NV_ATTR(nv, k_layernorm_backward_vec, bf16, smem);
+            else LAUNCH_NV_ATTR(nv, k_layernorm_backward_vec, float, smem);
+            im->ln_bwd_attr |= 1 << (2 * nv + bf);
+        }
+        if (bf)
+            LAUNCH_NV(nv, k_layernorm_backward_vec, bf16, (unsigned)blocks, 256, smem, BF(gi), BF(gwp), BF(gbp), tree,
+                      im->counters, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, (int)C);
+        else
+            LAUNCH_NV(nv, k_layernorm_backward_vec, float, (unsigned)blocks, 256, smem, FL(gi), FL(gwp), FL(gbp), tree,
+                      im->counters, FL(g->data), FL(in->data), FL(w->data), mp, rp, N, (int)C);
+        return WB_OK;
     }
-    if (gw || gb) {
-        unsigned fin = blocks_for(C, 32);
-        dim3 fblock(32, 16);
-        if (bf) KLAUNCH(k_ln_w_final<bf16>, fin, fblock, 0, gw ? BF(gw->data) : NULL, gb ? BF(gb->data) : NULL, pw, pb, (int)chunks, C);
-        else KLAUNCH(k_ln_w_final<float>, fin, fblock, 0, gw ? FL(gw->data) : NULL, gb ? FL(gb->data) : NULL, pw, pb, (int)chunks, C);
-        CUDA_CHECK_LAUNCH();
-    }
+    size_t smem = 2 * (size_t)C * sizeof(float);
+    if (bf) KLAUNCH(k_layernorm_backward_any<bf16>, (unsigned)blocks, 32, smem, BF(gi), BF(gwp), BF(gbp), tree, im->counters, BF(g->data), BF(in->data), BF(w->data), mp, rp, N, C);
+    else KLAUNCH(k_layernorm_backward_any<float>, (unsigned)blocks, 32, smem, FL(gi), FL(gwp), FL(gbp), tree, im->counters, FL(g->data), FL(in->data), FL(w->data), mp, rp, N, C);
+    CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
