@@ -7,6 +7,6 @@
 set -u
 B=${1:-build-dev}
 mkdir -p "$OUT/bench" "$OUT/keys"
-OUT=$OUT/bench GPUTESTS=0 RECORD=0 COMPILE_TIMEOUT=${COMPILE_TIMEOUT:-150} ENGINE="b16-eager b16-graph b32-graph b16-graph-again" \
+OUT=$OUT/bench GPUTESTS=0 RECORD=0 COMPILE_TIMEOUT=${COMPILE_TIMEOUT:-120} ENGINE="b16-eager b16-graph b32-graph b16-graph-again" \
     tools/device/lesson04-run.sh "$B" 2>&1 | grep -E "RESULT|^--" 
-OUT=$OUT/keys tools/device/keys-final.sh "$B" 2>&1 | grep -vE "^\s+(PASS|ok)" | tail -60
+OUT=$OUT/keys OTHERS=${OTHERS:-0} tools/device/keys-final.sh "$B" 2>&1 | grep -vE "^\s+(PASS|ok)" | tail -60
