@@ -18,36 +18,12 @@
 
 #include "cuda/cuda_common.cuh"
 #include "cuda/softmax.cu"
-
-#define CK(expr)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (expr);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_timing.cuh"
 
 static int iters = 20;
 
 template <typename F>
-static double time_us(F launch) {
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int i = 0; i < 3; i++) launch();
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e0));
-    for (int i = 0; i < iters; i++) launch();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    return 1000.0 * ms / iters;
-}
+static double time_us(F launch) { return event_time_us(launch, iters); } /* bench_timing.cuh */
 
 /* logits of a spread like a trained model's (uniform in [-8, 8)), from a hash of the index */
 __global__ void k_init(bf16 *x, int32_t *t, int64_t n, int64_t rows, int vocab) {

@@ -8,13 +8,7 @@
 #   tools/device/keys-final.sh BUILD_DIR        (from the repository root)
 set -u
 B=${1:-build-dev}
-export NCCL_NVLS_ENABLE=0
-NCCL_DIR=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0])" 2>/dev/null)
-export LD_LIBRARY_PATH=${NCCL_DIR:+$NCCL_DIR/lib:}$PWD/$B/devlibs:${LD_LIBRARY_PATH:-}
-export WB_STATE_DIR=/tmp/wb-state
-R=$OUT/r; mkdir -p $R
-exec > >(tee $R/log.txt) 2>&1
-date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+. tools/device/gpu-env.sh # NCCL from python3's package, NVLS off, WB_STATE_DIR, $R/log.txt
 for n in 04_gpt2_autodiff 06_data_parallel; do
     echo "== $n: record --repeat 3, key from the recording, replay, live x3"
     L=lessons/$n K=expectations/$n.yaml

@@ -6,15 +6,7 @@
 #   Usage, from the repository root there: tools/device/lead-final.sh BUILD_DIR
 set -u
 B=${1:-build-dev}
-# Lesson 06 loads libnccl.so.2 from python3's nvidia-nccl-cu13 package (too big to carry); NVLink
-# multicast stays off, as the GPU machine requires.
-export NCCL_NVLS_ENABLE=0
-NCCL_DIR=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0])" 2>/dev/null)
-export LD_LIBRARY_PATH=${NCCL_DIR:+$NCCL_DIR/lib:}$PWD/$B/devlibs:${LD_LIBRARY_PATH:-}
-export WB_STATE_DIR=/tmp/wb-state
-R=$OUT/r; mkdir -p $R
-exec > >(tee $R/log.txt) 2>&1
-date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+. tools/device/gpu-env.sh # NCCL from python3's package, NVLS off, WB_STATE_DIR, $R/log.txt
 echo "== all GPU tests"
 ctest --test-dir $B -L gpu --output-on-failure -j1 > $R/ctest-gpu.txt 2>&1; echo "ctest rc=$?"
 grep -E "tests passed|tests failed|\*\*\*|Failed|Timeout" $R/ctest-gpu.txt | tail -30
