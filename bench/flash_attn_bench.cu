@@ -1,15 +1,16 @@
 /*
- * flash_attn_bench.cu: lesson 04's flash-attention kernels (engine/cuda/attention.cu) timed alone
- * at GPT-2 124M's shape (B=16, H=12, T=1024, head size 64, causal, bf16; q, k, v strided views of
- * one (B, T, 3 C) buffer as the model passes them), beside round 3's kernels
- * (flash_attn_r3.cuh) and the current kernels compiled for fewer blocks per SM, in one run.
+ * flash_attn_bench.cu: lesson 04's flash-attention kernels timed alone at GPT-2 124M's shape
+ * (B=16, H=12, T=1024, head size 64, causal, bf16; q, k, v strided views of one (B, T, 3 C)
+ * buffer as the model passes them): the engine's, through the CUDA backend's own attention and
+ * attention_backward (every kernel and memset each launches), beside the mma.sync kernels of
+ * rounds 4-5 (flash_attn_mma.cuh), in one run.
  *
  *   bench_flash_attn [B H T [ITERS]]     (bench/flash_attn_bench.sh runs it with PyTorch's SDPA)
  *
  * Times are CUDA-event means over ITERS launches after 3 warm-up launches. TFLOP/s counts the
  * causal half: forward 4 B H T^2 D / 2, backward 2.5 times that (five products instead of two;
- * FlashAttention's convention). Each variant's outputs are compared with round 3's (relative L2
- * error); tests/engine checks the kernels against CPU references.
+ * FlashAttention's convention). The engine's outputs are compared with the mma.sync kernels'
+ * (relative L2 error); tests/engine checks the kernels against CPU references.
  */
 #include <stdint.h>
 #include <vector>
@@ -17,22 +18,9 @@
 #include "bench_timing.cuh"
 #include "cuda/cuda_common.cuh"
 
-namespace r3 {
-#include "flash_attn_r3.cuh"
+namespace mma { /* its own namespace: the engine's kernels of the same names stay apart */
+#include "flash_attn_mma.cuh"
 }
-#undef FA_FWD_SMEM
-#undef FA_BWD_SMEM
-namespace r4 { /* the engine's kernels (every copy in its own namespace: no overload from another) */
-#include "cuda/attention.cu"
-}
-namespace lb { /* the same kernels, register allocation for one block per SM fewer (no cap: 1) */
-#undef FA_FWD_MIN_BLOCKS
-#undef FA_BWD_MIN_BLOCKS
-#define FA_FWD_MIN_BLOCKS 2
-#define FA_BWD_MIN_BLOCKS 1
-#include "cuda/attention.cu"
-}
-
 
 static int iters = 20;
 
@@ -84,6 +72,16 @@ static Desc make_desc(bf16 *qkv, bf16 *out, bf16 *g, bf16 *gqkv, float *lse, flo
     return a;
 }
 
+/* a (B, H, T, 64) bf16 view with the given strides */
+static wb_tensor view4(bf16 *p, int B, int H, int T, int64_t sb, int64_t sh, int64_t st) {
+    wb_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = p, t.dtype = WB_BF16, t.ndim = 4;
+    t.shape[0] = B, t.shape[1] = H, t.shape[2] = T, t.shape[3] = 64;
+    t.stride[0] = sb, t.stride[1] = sh, t.stride[2] = st, t.stride[3] = 1;
+    return t;
+}
+
 int main(int argc, char **argv) {
     int B = 16, H = 12, T = 1024;
     if (argc >= 4) B = atoi(argv[1]), H = atoi(argv[2]), T = atoi(argv[3]);
@@ -91,6 +89,11 @@ int main(int argc, char **argv) {
     if (B < 1 || H < 1 || T < 1 || iters < 1) {
         fprintf(stderr, "usage: %s [B H T [ITERS]] (positive numbers)\n", argv[0]);
         return 2;
+    }
+    wb_backend *be = NULL;
+    if (wb_backend_cuda_create(&be, 0) != WB_OK) {
+        fprintf(stderr, "bench_flash_attn: no CUDA backend (is there a GPU?)\n");
+        return 3;
     }
     const int64_t C = (int64_t)H * 64, rows = (int64_t)B * H * T, rows4 = (rows + 3) / 4 * 4;
     const size_t n_qkv = (size_t)B * T * 3 * C, n_o = (size_t)B * T * C;
@@ -113,68 +116,58 @@ int main(int argc, char **argv) {
     const double fwd_flop = 4.0 * B * H * (double)T * T * 64 / 2, bwd_flop = 2.5 * fwd_flop;
     printf("flash attention B=%d H=%d T=%d D=64 causal bf16, %d iterations; forward %.1f GFLOP, backward %.1f GFLOP\n",
            B, H, T, iters, fwd_flop / 1e9, bwd_flop / 1e9);
-    const int R3_FWD_SMEM = 5 * FA_TILE * 2, R3_BWD_SMEM = 7 * FA_TILE * 2 + 4 * 64 * 4;
-    CK(cudaFuncSetAttribute(r3::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, R3_FWD_SMEM));
-    CK(cudaFuncSetAttribute(r3::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, R3_BWD_SMEM));
-    CK(cudaFuncSetAttribute(r4::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
-    CK(cudaFuncSetAttribute(r4::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
+    CK(cudaFuncSetAttribute(mma::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
+    CK(cudaFuncSetAttribute(mma::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
+    mma::AttnDesc am = make_desc<mma::AttnDesc>(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
+    const int64_t sq = 3 * C, sbq = (int64_t)T * 3 * C, so = C, sbo = (int64_t)T * C; /* t and b strides */
+    const wb_tensor q = view4(qkv, B, H, T, sbq, 64, sq), k = view4(qkv + C, B, H, T, sbq, 64, sq);
+    const wb_tensor v = view4(qkv + 2 * C, B, H, T, sbq, 64, sq), o = view4(out, B, H, T, sbo, 64, so);
+    const wb_tensor o_ref = view4(out_ref, B, H, T, sbo, 64, so), go = view4(g, B, H, T, sbo, 64, so);
+    const wb_tensor gq = view4(gqkv, B, H, T, sbq, 64, sq), gk = view4(gqkv + C, B, H, T, sbq, 64, sq);
+    const wb_tensor gv = view4(gqkv + 2 * C, B, H, T, sbq, 64, sq);
+    wb_tensor l, l_ref; /* (B, H, T) f32 */
+    memset(&l, 0, sizeof l);
+    l.data = lse, l.dtype = WB_F32, l.ndim = 3, l.shape[0] = B, l.shape[1] = H, l.shape[2] = T;
+    l.stride[0] = (int64_t)H * T, l.stride[1] = T, l.stride[2] = 1;
+    l_ref = l, l_ref.data = lse_ref;
+    const double scale = 0.125;
+    auto engine = [&](int rc) {
+        if (rc != WB_OK) {
+            fprintf(stderr, "bench_flash_attn: the engine's attention failed\n");
+            exit(3);
+        }
+    };
 
     /* ---- forward ---- */
-    r3::AttnDesc a3 = make_desc<r3::AttnDesc>(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
-    r4::AttnDesc a4 = make_desc<r4::AttnDesc>(qkv, out, g, gqkv, lse, D, dq, B, H, T);
-    lb::AttnDesc al = make_desc<lb::AttnDesc>(qkv, out, g, gqkv, lse, D, dq, B, H, T);
-    const dim3 g3((unsigned)(B * H), (unsigned)((T + 63) / 64)), gf = r4::fa_fwd_grid(B * H, T), gb = r4::fa_bwd_grid(B * H, T);
-    struct { const char *name; double us, eo, el; } fr[3];
-    fr[0] = {"round 3 (64 rows a block, 1 row tile a warp)", time_us([&] { r3::k_flash_fwd<<<g3, 128, R3_FWD_SMEM>>>(a3, 1); }), 0, 0};
-    fr[1].name = "round 4 (128 rows a block, 2 row tiles a warp, 3 blocks/SM)";
-    fr[1].us = time_us([&] { r4::k_flash_fwd<<<gf, FA_FWD_THREADS, FA_FWD_SMEM>>>(a4, 1); });
-    fr[1].eo = rel_err_bf16(out, out_ref, n_o), fr[1].el = rel_err_f32(lse, lse_ref, rows);
-    CK(cudaMemset(out, 0, n_o * 2));
-    fr[2].name = "round 4 compiled for 2 blocks/SM (248 registers)";
-    fr[2].us = time_us([&] { lb::k_flash_fwd<<<gf, FA_FWD_THREADS, FA_FWD_SMEM>>>(al, 1); });
-    fr[2].eo = rel_err_bf16(out, out_ref, n_o), fr[2].el = rel_err_f32(lse, lse_ref, rows);
-    for (auto &r : fr)
-        printf("RESULT fwd %-62s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs r3: out %.1e lse %.1e\n", r.name, r.us,
-               fwd_flop / r.us / 1e6, 12 * r.us, r.eo, r.el);
-
-    /* ---- backward: D, the dq memset, the main kernel, the dq finish; inputs from round 3's forward ---- */
-    a4.o = out_ref, a4.lse = lse_ref, al.o = out_ref, al.lse = lse_ref;
-    const unsigned pre_blocks = blocks_for(rows, 32), fin_blocks = blocks_for(rows * 8, 256);
-    double t_pre = time_us([&] { r4::k_flash_bwd_pre<<<pre_blocks, 256>>>(a4, rows, 1); });
-    double t_set = time_us([&] { CK(cudaMemsetAsync(dq, 0, (size_t)rows * 64 * 4)); });
-    double t_fin = time_us([&] { r4::k_flash_dq_finish<<<fin_blocks, 256>>>(a4, rows * 8, 1); });
-    auto grad_err = [&](auto run_main) {
-        CK(cudaMemset(gqkv, 0, n_qkv * 2));
-        CK(cudaMemset(dq, 0, (size_t)rows * 64 * 4));
-        r4::k_flash_bwd_pre<<<pre_blocks, 256>>>(a4, rows, 1);
-        run_main();
-        r4::k_flash_dq_finish<<<fin_blocks, 256>>>(a4, rows * 8, 1);
-        CK(cudaDeviceSynchronize());
-        return rel_err_bf16(gqkv, gqkv_ref, n_qkv);
-    };
-    r4::AttnDesc a4n = a4; /* no query gradient: the dQ product and its atomics left out */
-    a4n.dq = NULL, a4n.gq = NULL;
-    struct { const char *name; double us, eg; } br[4];
-    br[0] = {"round 3 (64 keys a block, 16 a warp, 3 blocks/SM)", time_us([&] { r3::k_flash_bwd<<<g3, 128, R3_BWD_SMEM>>>(a3, 1); }), 0};
-    /* the reference gradient: round 3's kernels from zero (after their timing, which accumulates into it) */
-    CK(cudaMemset(gqkv_ref, 0, n_qkv * 2));
-    CK(cudaMemset(dq, 0, (size_t)rows * 64 * 4));
-    r3::k_flash_bwd_pre<<<pre_blocks, 256>>>(a3, rows, 1);
-    r3::k_flash_bwd<<<g3, 128, R3_BWD_SMEM>>>(a3, 1);
-    r3::k_flash_dq_finish<<<fin_blocks, 256>>>(a3, rows * 8, 1);
+    const dim3 gf = mma::fa_fwd_grid(B * H, T), gb = mma::fa_bwd_grid(B * H, T);
+    double t_mma_fwd = time_us([&] { mma::k_flash_fwd<<<gf, FA_FWD_THREADS, FA_FWD_SMEM>>>(am, 1); });
+    double t_eng_fwd = time_us([&] { engine(be->attention(be, &o, &l, &q, &k, &v, scale)); });
     CK(cudaDeviceSynchronize());
-    br[1] = {"round 4 (128 keys, 8 warps a block, halves of 32 queries, 2 blocks/SM)", time_us([&] { r4::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(a4, 1); }),
-             grad_err([&] { r4::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(a4, 1); })};
-    br[2] = {"round 4 compiled for 1 block/SM (no register cap)", time_us([&] { lb::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(al, 1); }),
-             grad_err([&] { lb::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(al, 1); })};
-    br[3] = {"round 4 without dQ (no dS product, no atomics)", time_us([&] { r4::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(a4n, 1); }), 0};
-    printf("RESULT bwd k_flash_bwd_pre %.1f us, dq memset %.1f us, k_flash_dq_finish %.1f us\n", t_pre, t_set, t_fin);
-    for (auto &r : br) {
-        double all = r.us + t_pre + t_set + t_fin;
-        printf("RESULT bwd %-62s %8.1f us (with pre, memset, finish %7.1f us) %6.1f TFLOP/s (x12 layers: %6.0f us)  vs r3: dqkv %.1e\n",
-               r.name, r.us, all, bwd_flop / all / 1e6, 12 * all, r.eg);
-    }
+    double eo = rel_err_bf16(out, out_ref, n_o), el = rel_err_f32(lse, lse_ref, rows);
+    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)\n", "mma.sync kernels (rounds 4-5)", t_mma_fwd,
+           fwd_flop / t_mma_fwd / 1e6, 12 * t_mma_fwd);
+    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
+           "engine (be->attention)", t_eng_fwd, fwd_flop / t_eng_fwd / 1e6, 12 * t_eng_fwd, eo, el);
+
+    /* ---- backward, both from the mma.sync forward's out and lse ---- */
+    const unsigned pre_blocks = blocks_for(rows, 32), fin_blocks = blocks_for(rows * 8, 256);
+    auto mma_bwd = [&] {
+        mma::k_flash_bwd_pre<<<pre_blocks, 256>>>(am, rows, 1);
+        CK(cudaMemsetAsync(dq, 0, (size_t)rows * 64 * 4));
+        mma::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(am, 1);
+        mma::k_flash_dq_finish<<<fin_blocks, 256>>>(am, rows * 8, 1);
+    };
+    double t_mma_main = time_us([&] { mma::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(am, 1); });
+    double t_mma_bwd = time_us(mma_bwd);
+    CK(cudaMemset(gqkv_ref, 0, n_qkv * 2)); /* the reference gradient: stored, not accumulated (acc 0) */
+    mma_bwd();
+    double t_eng_bwd = time_us([&] { engine(be->attention_backward(be, &gq, &gk, &gv, &go, &o_ref, &l_ref, &q, &k, &v, scale, 0)); });
+    CK(cudaDeviceSynchronize());
+    double eg = rel_err_bf16(gqkv, gqkv_ref, n_qkv);
+    printf("RESULT bwd %-44s %8.1f us (main kernel %7.1f us) %6.1f TFLOP/s (x12 layers: %6.0f us)\n",
+           "mma.sync kernels (rounds 4-5), all of it", t_mma_bwd, t_mma_main, bwd_flop / t_mma_bwd / 1e6, 12 * t_mma_bwd);
+    printf("RESULT bwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: dqkv %.1e\n",
+           "engine (be->attention_backward), all of it", t_eng_bwd, bwd_flop / t_eng_bwd / 1e6, 12 * t_eng_bwd, eg);
+    be->destroy(be);
     return 0;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
-# flash_attn_bench.sh: lesson 04's flash-attention kernels (bench_flash_attn: this round's and
-# round 3's) and PyTorch's scaled_dot_product_attention backends, at GPT-2 124M's shape, in one run
+# flash_attn_bench.sh: lesson 04's flash-attention kernels (bench_flash_attn: the engine's and
+# the mma.sync kernels of rounds 4-5) and PyTorch's scaled_dot_product_attention backends, at GPT-2 124M's shape, in one run
 # on the same GPU.
 #
 #   bench/flash_attn_bench.sh [BUILD_DIR]      (default build; run from the repository root)

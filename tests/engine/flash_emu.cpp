@@ -1,5 +1,5 @@
 /*
- * flash_emu.cpp: the CUDA backend's flash-attention kernels (engine/cuda/attention.cu), compiled
+ * flash_emu.cpp: the CUDA backend's flash-attention kernels (engine/cuda/attention_forward.cu, attention_backward.cu), compiled
  * for the CPU and run under a small emulation of CUDA's execution model, against a float64
  * reference. It checks the kernels' indexing, masking, online softmax and the backward pass's
  * products where no GPU is (CI); tests/engine/gpu_ops.c checks them on the GPU itself.
@@ -20,7 +20,8 @@
 
 #include "cuda_runtime_emu.h"
 
-#include "cuda/attention.cu"
+#include "cuda/attention_forward.cu"
+#include "cuda/attention_backward.cu"
 
 /* Runs kernel() over grid (gx, gy) with `threads` threads a block. */
 template <typename F>

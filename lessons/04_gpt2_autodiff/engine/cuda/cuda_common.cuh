@@ -9,7 +9,8 @@
  *   reduce.cu       sums over dims (bias gradients), the squared gradient norm
  *   layernorm.cu    layer norm and its pullback
  *   softmax.cu      softmax and its pullback, cross-entropy (log-sum-exp, loss, gradient)
- *   attention.cu    fused causal attention (FlashAttention-2 style, mma.sync) and its pullback
+ *   attention_forward.cu   fused causal attention (FlashAttention-2 style, mma.sync)
+ *   attention_backward.cu  its pullback (attention.cuh: what the two share)
  *   gemm.cu         matrix products through cuBLASLt
  *   optimizer.cu    AdamW over the flat parameter block
  *   backend_cuda.cu the backend table, memory, device set-up

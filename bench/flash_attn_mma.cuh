@@ -1,56 +1,14 @@
 /*
- * attention.cu: fused causal attention (bf16, head size 64) and its pullback, FlashAttention-2
- * style on the tensor cores (mma.sync m16n8k16, ldmatrix, cp.async): the (T, T) scores never
- * leave the chip. tests/engine/flash_emu.cpp compiles these same kernels for the CPU, on an
- * emulation of threads, warps, mma.sync, ldmatrix and cp.async (tests/engine/cuda_emu.h), and
- * checks them against a float64 reference where no GPU is.
- *
- * Needs sm_80 or newer (mma.sync m16n8k16 bf16, ldmatrix, cp.async).
+ * flash_attn_mma.cuh: lesson 04's flash-attention kernels as they were at main 29e24ba (2026-12-01,
+ * rounds 4-5: mma.sync m16n8k16, ldmatrix, cp.async; engine/cuda/attention_forward.cu and
+ * attention_backward.cu then), kept for bench_flash_attn to time the engine's current kernels
+ * against in the same run. Not built into anything else. Measurements: PERF_NOTES.md, "Round 4:
+ * attention"; round 3's kernels (the comparison before) are in git history at 498a0d4.
  */
-#include "cuda_common.cuh"
 
-/* ---------------------------------------------------------------------------------------------
- * fused causal attention, FlashAttention-2 style (bf16, head size 64, tensor cores via mma.sync)
- *
- * Forward: a block of 4 warps owns 128 query rows, two 16-row tiles per warp (rows 16 w and
- * 64 + 16 w), and walks the 64-key tiles up to the diagonal. K and V tiles are double-buffered in
- * shared memory: the copy engine (cp.async) fetches tile j + 1 while the warps work on tile j.
- * Every K and V fragment a warp reads from shared memory feeds both of its row tiles' products
- * (shared-memory reads bound these kernels: ldmatrix moves 128 bytes a clock per SM). Each warp
- * keeps in registers S = Q K^T (2 x 16 x 64, f32), the online softmax state (running max and sum
- * of its rows) and O (2 x 16 x 64, f32). P goes from the S accumulators straight into A fragments
- * for O += P V: an m16n8 accumulator pair has the layout of an m16k16 A operand, so P never
- * touches shared memory. It writes O and the per-row log-sum-exp (natural log), which is all the
- * backward pass needs to recompute P.
- *
- * Backward (FlashAttention-2's order): D = rowsum(dO * O) first (k_flash_bwd_pre); then a block
- * of 8 warps owns 128 keys, 16 per warp, and walks the 64-query tiles from the diagonal down, Q
- * and dO double-buffered. A warp computes its keys' S^T = K Q^T and dP^T = V dO^T (16 x 32 at a
- * time), P^T from S^T and the saved log-sum-exp, dS^T = P^T (dP^T - D), and accumulates
- * dV += P^T dO and dK += dS^T Q in registers (P^T and dS^T again straight from accumulators into
- * A fragments). dQ needs a sum over all 128 keys: dS^T goes to shared memory, each warp takes 16
- * queries x 32 columns of dQ_tile = dS K, and adds it with f32 atomics into a scratch buffer
- * (k_flash_dq_finish adds that into q's gradient).
- *
- * Shared tiles are 64 rows of 64 bf16 with rows padded to 72 (144 bytes): the 8 row addresses of
- * one ldmatrix then fall in 8 different 16-byte bank groups (no conflicts). Causal: key tiles
- * past the diagonal are never visited; only the diagonal tiles (and a partial last tile) carry
- * the mask, through a template flag, so that the other tiles' code has none. Heavy blocks (the
- * most tiles) are scheduled first. PERF_NOTES.md ("Round 4: attention") has the measurements.
- * ------------------------------------------------------------------------------------------ */
 #define FA_LDS 72                 /* shared tile row stride in bf16 elements */
 #define FA_TILE (64 * FA_LDS)     /* one 64 x 64 tile */
-#define FA_FWD_SMEM (6 * FA_TILE * 2)                   /* Q (128 rows), K x 2, V x 2: 55296 bytes */
-#define FA_BWD_SMEM (10 * FA_TILE * 2 + 4 * 64 * 4)     /* K, V (128 rows), Q x 2, dO x 2, dS (128 rows); lse, D x 2: 93184 */
 #define FA_LOG2E 1.4426950408889634f
-/* blocks per SM that __launch_bounds__ asks register allocation to allow (bench/flash_attn_bench.cu
- * compiles this file again with other values to time them side by side) */
-#ifndef FA_FWD_MIN_BLOCKS
-#define FA_FWD_MIN_BLOCKS 3 /* 168 registers */
-#endif
-#ifndef FA_BWD_MIN_BLOCKS
-#define FA_BWD_MIN_BLOCKS 2 /* 128 registers (256 threads a block) */
-#endif
 
 struct AttnDesc {
     const bf16 *q, *k, *v, *g, *o; /* g: the output's gradient (backward only) */
@@ -61,13 +19,6 @@ struct AttnDesc {
     float scale;
     int acc;                       /* backward: gq, gk, gv += (1) or = (0) */
 };
-
-/* grids (B*H heads in x, so that blocks start head by head with each head's heaviest tile first;
- * tiles in y): the forward's 128-row query tiles, the backward's 128-key tiles */
-#define FA_FWD_THREADS 128 /* 4 warps */
-#define FA_BWD_THREADS 256 /* 8 warps */
-static inline dim3 fa_fwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
-static inline dim3 fa_bwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
 
 /* ---------------------------------------------------------------------------------------------
  * the instructions (PTX on the GPU; tests/engine/cuda_emu.h emulates the same functions)
@@ -189,6 +140,19 @@ __device__ __forceinline__ void fa_acc_to_a(uint32_t f[KK][4], const float acc[2
         f[kk][3] = pack_bf16x2(acc[2 * kk + 1][2], acc[2 * kk + 1][3]);
     }
 }
+
+
+#define FA_FWD_SMEM (6 * FA_TILE * 2)                   /* Q (128 rows), K x 2, V x 2: 55296 bytes */
+/* blocks per SM that __launch_bounds__ asks register allocation to allow (bench/flash_attn_bench.cu
+ * compiles this file again with other values to time them side by side) */
+#ifndef FA_FWD_MIN_BLOCKS
+#define FA_FWD_MIN_BLOCKS 3 /* 168 registers */
+#endif
+
+/* grid (B*H heads in x, so that blocks start head by head with each head's heaviest tile first;
+ * the 128-row query tiles in y) */
+#define FA_FWD_THREADS 128 /* 4 warps */
+static inline dim3 fa_fwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
 
 /* One key tile for a warp's two row tiles (m = 0: block rows 16 w ..; m = 1: 64 + 16 w ..):
  * S = Q K^T, the online softmax, O += P V. Every K and V fragment that ldmatrix brings from
@@ -347,6 +311,18 @@ __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd
             if (t4 == 0) a.lse[(int64_t)bh * T + row[m][r]] = mr[m][r] * (1.0f / FA_LOG2E) + logf(l);
         }
 }
+
+
+#define FA_BWD_SMEM (10 * FA_TILE * 2 + 4 * 64 * 4)     /* K, V (128 rows), Q x 2, dO x 2, dS (128 rows); lse, D x 2: 93184 */
+/* blocks per SM that __launch_bounds__ asks register allocation to allow (bench/flash_attn_bench.cu
+ * compiles this file again with other values to time them side by side) */
+#ifndef FA_BWD_MIN_BLOCKS
+#define FA_BWD_MIN_BLOCKS 2 /* 128 registers (256 threads a block) */
+#endif
+
+/* grid (B*H heads in x; the 128-key tiles in y) */
+#define FA_BWD_THREADS 256 /* 8 warps */
+static inline dim3 fa_bwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
 
 
 /* D[row] = sum_d dO[row, d] * O[row, d]: 8 lanes a row, 16-byte loads when vec */
@@ -568,92 +544,4 @@ __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
     const float *s = a.dq + row * 64 + c;
     UNROLL
     for (int k = 0; k < 8; k++) p[k] = __float2bfloat16((a.acc ? __bfloat162float(p[k]) : 0.0f) + s[k]);
-}
-
-/* ---------------------------------------------------------------------------------------------
- * launchers
- * ------------------------------------------------------------------------------------------ */
-int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim) {
-    return d == WB_BF16 && head_dim == 64;
-}
-
-static void strides3(int64_t *dst, const wb_tensor *t) {
-    dst[0] = t->stride[0], dst[1] = t->stride[1], dst[2] = t->stride[2];
-}
-
-/* 16-byte loads need 16-byte aligned rows: every base pointer and every stride (in bytes) */
-static int fa_vec_ok(const wb_tensor *const *ts, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!ts[i]) continue;
-        if ((uintptr_t)ts[i]->data % 16) return 0;
-        for (int d = 0; d < 3; d++)
-            if ((ts[i]->stride[d] * 2) % 16) return 0;
-    }
-    return 1;
-}
-
-static int fa_check(const wb_tensor *t, const char *what) {
-    if (t->dtype != WB_BF16 || t->ndim != 4 || t->shape[3] != 64 || t->stride[3] != 1) {
-        fprintf(stderr, "cuda attention: %s must be bf16 (B, H, T, 64) with unit stride along the head\n", what);
-        return WB_FAIL;
-    }
-    return WB_OK;
-}
-
-int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                          const wb_tensor *k, const wb_tensor *v, double scale) {
-    cuda_impl *im = IMPL(be);
-    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(out, "out")) return WB_FAIL;
-    AttnDesc a;
-    memset(&a, 0, sizeof a);
-    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.out = BF(out->data), a.lse = FL(lse->data);
-    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.os, out);
-    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2];
-    a.H = (int)H, a.T = (int)T, a.scale = (float)scale;
-    const wb_tensor *ts[4] = {q, k, v, out};
-    if (!im->fa_fwd_attr) {
-        CUDA_CHECK(cudaFuncSetAttribute(k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
-        im->fa_fwd_attr = 1;
-    }
-    KLAUNCH(k_flash_fwd, fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_FWD_SMEM, a, fa_vec_ok(ts, 4));
-    CUDA_CHECK_LAUNCH();
-    return WB_OK;
-}
-
-int cuda_attention_backward(wb_backend *be, const wb_tensor *gq, const wb_tensor *gk, const wb_tensor *gv,
-                                   const wb_tensor *g, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,
-                                   const wb_tensor *k, const wb_tensor *v, double scale, int acc) {
-    cuda_impl *im = IMPL(be);
-    if (fa_check(q, "q") || fa_check(k, "k") || fa_check(v, "v") || fa_check(g, "g")) return WB_FAIL;
-    int64_t B = q->shape[0], H = q->shape[1], T = q->shape[2], rows = B * H * T;
-    int64_t rows4 = (rows + 3) / 4 * 4; /* dq 16-byte aligned: the kernel adds float2 pairs */
-    WB_TRY(scratch_reserve(im, (size_t)(rows4 + rows * 64))); /* D (rows), then dq (rows, 64) */
-    AttnDesc a;
-    memset(&a, 0, sizeof a);
-    a.q = BF(q->data), a.k = BF(k->data), a.v = BF(v->data), a.g = BF(g->data), a.o = BF(out->data);
-    a.gq = gq ? BF(gq->data) : NULL, a.gk = gk ? BF(gk->data) : NULL, a.gv = gv ? BF(gv->data) : NULL;
-    a.lse = FL(lse->data), a.D = im->scratch, a.dq = gq ? im->scratch + rows4 : NULL;
-    strides3(a.qs, q), strides3(a.ks, k), strides3(a.vs, v), strides3(a.gs, g), strides3(a.os, out);
-    if (gq) strides3(a.gqs, gq);
-    if (gk) strides3(a.gks, gk);
-    if (gv) strides3(a.gvs, gv);
-    a.H = (int)H, a.T = (int)T, a.scale = (float)scale, a.acc = acc;
-    const wb_tensor *ts[5] = {q, k, v, g, out};
-    int vec = fa_vec_ok(ts, 5);
-    KLAUNCH(k_flash_bwd_pre, blocks_for(rows, 32), 256, 0, a, rows, vec); /* 8 lanes a row */
-    CUDA_CHECK_LAUNCH();
-    if (gq) CUDA_CHECK(cudaMemsetAsync(a.dq, 0, (size_t)rows * 64 * sizeof(float), im->stream));
-    if (!im->fa_bwd_attr) {
-        CUDA_CHECK(cudaFuncSetAttribute(k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
-        im->fa_bwd_attr = 1;
-    }
-    KLAUNCH(k_flash_bwd, fa_bwd_grid(B * H, T), FA_BWD_THREADS, FA_BWD_SMEM, a, vec);
-    CUDA_CHECK_LAUNCH();
-    if (gq) {
-        const wb_tensor *gts[1] = {gq};
-        int dvec = fa_vec_ok(gts, 1) && rows * 8 < ((int64_t)1 << 32); /* 16-byte rows, 32-bit indices */
-        KLAUNCH(k_flash_dq_finish, blocks_for(rows * 8, 256), 256, 0, a, rows * 8, dvec);
-        CUDA_CHECK_LAUNCH();
-    }
-    return WB_OK;
 }
