@@ -16,6 +16,11 @@
  *             (a wrong fragment index in a kernel gives a wrong product here, as on the GPU)
  *   ldmatrix  .x4 and .x4.trans: lanes post their row addresses, then each lane gathers its words
  *             as the PTX ISA defines them; addresses must be 16-byte aligned and in shared memory
+ *   wgmma     wgmma.mma_async m64nNk16 bf16 -> f32 (sm_90a): the warpgroup (128 threads) meets at a
+ *             barrier, posts A fragments when A comes from registers, and each thread computes its
+ *             own accumulators, reading A and B from shared memory through the descriptor as the
+ *             PTX ISA defines it (canonical K- or MN-major layout, then the 128-byte swizzle applied
+ *             to the address); fence, commit and wait are no-ops, as the product is done at the call
  *   cp.async  16-byte copies queued per thread: the destination is poisoned (all ones, a bf16
  *             NaN) when the copy is issued and written at cp.async.wait_group, so that reading it
  *             in between, by any thread, shows: before the wait (a missing wait or barrier), or
@@ -73,9 +78,11 @@ struct emu_block {
     float xchg[32][32];
     uint32_t wx[32][32][8];   /* warp-collective exchange (mma.sync registers), per warp and lane */
     const void *wp[32][32];   /* warp-collective exchange (ldmatrix row addresses) */
+    std::barrier<> *wgroup[8]; /* per warpgroup (128 threads): wgmma */
+    float wga[8][64][16];      /* warpgroup-collective exchange (wgmma's A from registers) */
 };
 inline thread_local emu_block *emu_cur;
-alignas(128) inline unsigned char emu_dynamic_smem[256 * 1024];
+alignas(1024) inline unsigned char emu_dynamic_smem[256 * 1024]; /* 1024: wgmma's swizzled tiles */
 #define FA_DYNAMIC_SHARED(name) unsigned char *name = emu_dynamic_smem
 
 inline void __syncthreads() { emu_cur->block->arrive_and_wait(); }
@@ -246,6 +253,75 @@ inline void mma_m16n8k16_bf16(float d[4], const uint32_t a[4], const uint32_t b[
     }
 }
 
+/* ---- wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (engine/cuda/wgmma.cuh) ----
+ * A descriptor holds a shared address (>> 4), the leading and stride byte offsets (>> 4), a base
+ * offset and the swizzle mode; the emulation takes only the 128-byte swizzle with base offset 0, the
+ * one wgmma.cuh builds. Element (mn, k) of a K-major operand sits at
+ *   start + (mn % 8) 128 + (mn / 8) SBO + (k % 8) 2 + (k / 8) 16,
+ * of an MN-major one at
+ *   start + (mn % 8) 2 + ((mn / 8) % 8) 16 + (mn / 64) LBO + (k % 8) 128 + (k / 8) SBO,
+ * and the swizzle XORs address bits 4-6 with bits 7-9 (Swizzle<3,4,3>). */
+inline uint32_t wg_smem_addr(const void *p) {
+    const unsigned char *c = (const unsigned char *)p;
+    if (c < emu_dynamic_smem || c >= emu_dynamic_smem + sizeof emu_dynamic_smem || (uintptr_t)p % 16) {
+        fprintf(stderr, "wgmma: operand %p not 16-byte aligned in dynamic shared memory\n", p);
+        abort();
+    }
+    return (uint32_t)(c - emu_dynamic_smem);
+}
+inline float emu_wg_operand(uint64_t desc, bool mn_major, int mn, int k) {
+    if (desc >> 62 != 1 || (desc >> 49 & 7)) {
+        fprintf(stderr, "wgmma: descriptor %016llx: not the 128-byte swizzle with base offset 0\n", (unsigned long long)desc);
+        abort();
+    }
+    uint32_t start = (uint32_t)(desc & 0x3FFF) << 4, lbo = (uint32_t)(desc >> 16 & 0x3FFF) << 4, sbo = (uint32_t)(desc >> 32 & 0x3FFF) << 4;
+    uint32_t off = mn_major ? (mn % 8) * 2 + (mn / 8 % 8) * 16 + (mn / 64) * lbo + (k % 8) * 128 + (k / 8) * sbo
+                            : (mn % 8) * 128 + (mn / 8) * sbo + (k % 8) * 2 + (k / 8) * 16;
+    uint32_t addr = start + off;
+    addr ^= (addr >> 7 & 7) << 4;
+    if (addr + 2 > sizeof emu_dynamic_smem) {
+        fprintf(stderr, "wgmma: operand element past shared memory\n");
+        abort();
+    }
+    uint16_t bits;
+    memcpy(&bits, emu_dynamic_smem + addr, 2);
+    return __bfloat162float(__nv_bfloat16{bits});
+}
+/* areg: A from registers (m64k16 fragments, warp w rows 16 w .., mma.sync's A layout), else from adesc */
+template <int N>
+inline void emu_wg_mma(float *d, const uint32_t *areg, uint64_t adesc, bool ta, uint64_t bdesc, bool tb, int acc) {
+    const int wg = emu_tid / 128, t = emu_tid % 128, w = t / 32, g = t % 32 / 4, c = t % 4;
+    float (*A)[16] = emu_cur->wga[wg];
+    emu_cur->wgroup[wg]->arrive_and_wait(); /* every thread is here, and done with the last call's A */
+    if (areg)
+        for (int j = 0; j < 2; j++) {
+            A[16 * w + g][2 * c + j] = emu_bf16_half(areg[0], j);
+            A[16 * w + g + 8][2 * c + j] = emu_bf16_half(areg[1], j);
+            A[16 * w + g][2 * c + 8 + j] = emu_bf16_half(areg[2], j);
+            A[16 * w + g + 8][2 * c + 8 + j] = emu_bf16_half(areg[3], j);
+        }
+    emu_cur->wgroup[wg]->arrive_and_wait();
+    for (int j = 0; j < N / 8; j++)
+        for (int e = 0; e < 4; e++) {
+            const int row = 16 * w + g + (e >= 2 ? 8 : 0), col = 8 * j + 2 * c + (e & 1);
+            float s = acc ? d[4 * j + e] : 0.0f;
+            for (int k = 0; k < 16; k++)
+                s += (areg ? A[row][k] : emu_wg_operand(adesc, ta, row, k)) * emu_wg_operand(bdesc, tb, col, k);
+            d[4 * j + e] = s;
+        }
+}
+template <int TA, int TB> inline void wg_mma_ss_n32(float d[16], uint64_t a, uint64_t b, int acc) { emu_wg_mma<32>(d, nullptr, a, TA, b, TB, acc); }
+template <int TA, int TB> inline void wg_mma_ss_n64(float d[32], uint64_t a, uint64_t b, int acc) { emu_wg_mma<64>(d, nullptr, a, TA, b, TB, acc); }
+template <int TA, int TB> inline void wg_mma_ss_n128(float d[64], uint64_t a, uint64_t b, int acc) { emu_wg_mma<128>(d, nullptr, a, TA, b, TB, acc); }
+template <int TB> inline void wg_mma_rs_n32(float d[16], const uint32_t a[4], uint64_t b, int acc) { emu_wg_mma<32>(d, a, 0, 0, b, TB, acc); }
+template <int TB> inline void wg_mma_rs_n64(float d[32], const uint32_t a[4], uint64_t b, int acc) { emu_wg_mma<64>(d, a, 0, 0, b, TB, acc); }
+template <int TB> inline void wg_mma_rs_n128(float d[64], const uint32_t a[4], uint64_t b, int acc) { emu_wg_mma<128>(d, a, 0, 0, b, TB, acc); }
+inline void wg_fence() {}
+inline void wg_commit() {}
+template <int N> inline void wg_wait() {}
+inline void wg_fence_smem() {}
+template <int N> inline void wg_fence_acc(float *) {}
+
 /* Warp skew (microseconds per warp index, 0: off): each ldmatrix of warp w first sleeps w times
  * this, so that warp 0 runs ahead of the others between barriers and a refill of shared memory
  * that some warp still reads (a missing __syncthreads) meets the poison of cp.async. */
@@ -381,8 +457,12 @@ inline void emu_launch(dim3 grid, dim3 block, const std::function<void()> &f) {
                 std::barrier<> *warps[32];
                 unsigned nw = (threads + 31) / 32;
                 for (unsigned w = 0; w < nw; w++) warps[w] = new std::barrier<>((std::ptrdiff_t)(threads - w * 32 < 32 ? threads - w * 32 : 32));
+                std::barrier<> *groups[8];
+                unsigned ng = (threads + 127) / 128;
+                for (unsigned w = 0; w < ng; w++) groups[w] = new std::barrier<>((std::ptrdiff_t)(threads - w * 128 < 128 ? threads - w * 128 : 128));
                 b.block = &bar;
                 for (unsigned w = 0; w < nw; w++) b.warp[w] = warps[w];
+                for (unsigned w = 0; w < ng; w++) b.wgroup[w] = groups[w];
                 if (block.y == 1 && block.z == 1) {
                     pool.block(threads, dim3(bx, by, bz), &b, f);
                 } else {
@@ -393,6 +473,7 @@ inline void emu_launch(dim3 grid, dim3 block, const std::function<void()> &f) {
                     });
                 }
                 for (unsigned w = 0; w < nw; w++) delete warps[w];
+                for (unsigned w = 0; w < ng; w++) delete groups[w];
             }
 }
 

@@ -15,6 +15,7 @@
 #define WB_ATTENTION_CUH
 
 #include "cuda_common.cuh"
+#include "wgmma.cuh"
 
 #define FA_LDS 72                 /* shared tile row stride in bf16 elements */
 #define FA_TILE (64 * FA_LDS)     /* one 64 x 64 tile */
@@ -97,6 +98,24 @@ __device__ __forceinline__ void fa_load_tile(bf16 *dst, const bf16 *src, int64_t
         for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
             int r = i / 64, c = i % 64;
             dst[r * FA_LDS + c] = row0 + r < T ? src[(int64_t)(row0 + r) * rs + c] : __float2bfloat16(0.0f);
+        }
+    }
+}
+
+/* rows [row0, row0 + rows) of a (T, 64) bf16 matrix with row stride rs into a 128-byte-swizzled
+ * tile for wgmma (wgmma.cuh), zeros past T. vec: 16-byte cp.async (the caller commits and waits);
+ * else plain 2-byte copies. Every thread of the block takes part. */
+__device__ __forceinline__ void wg_load_rows_sw128(bf16 *tile, const bf16 *src, int64_t rs, int row0, int rows, int T, int vec) {
+    if (vec) {
+        for (int i = threadIdx.x; i < rows * 8; i += blockDim.x) {
+            int r = i / 8, c = i % 8;
+            bool ok = row0 + r < T;
+            cp_async_16(tile + r * 64 + ((c ^ (r & 7)) << 3), ok ? src + (int64_t)(row0 + r) * rs + c * 8 : src, ok);
+        }
+    } else {
+        for (int i = threadIdx.x; i < rows * 64; i += blockDim.x) {
+            int r = i / 64, c = i % 64;
+            tile[wg_sw128(r, c)] = row0 + r < T ? src[(int64_t)(row0 + r) * rs + c] : __float2bfloat16(0.0f);
         }
     }
 }

@@ -193,8 +193,10 @@ __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd
 /* ---------------------------------------------------------------------------------------------
  * launchers
  * ------------------------------------------------------------------------------------------ */
+/* bf16, head size 64, and Hopper (the kernels use sm_90a's wgmma; elsewhere the engine builds
+ * attention from bmm and softmax_causal) */
 int cuda_attention_supported(wb_backend *be, wb_dtype d, int64_t head_dim) {
-    return d == WB_BF16 && head_dim == 64;
+    return d == WB_BF16 && head_dim == 64 && IMPL(be)->cc_major == 9;
 }
 
 int cuda_attention(wb_backend *be, const wb_tensor *out, const wb_tensor *lse, const wb_tensor *q,

@@ -44,9 +44,10 @@ typedef __nv_bfloat16 bf16;
 #else
 #define KLAUNCH(kern, grid, block, smem_bytes, ...) kern<<<(grid), (block), (smem_bytes), IMPL(be)->stream>>>(__VA_ARGS__)
 #endif
-/* a kernel's dynamic shared memory (the emulation points it at a buffer of its own) */
+/* a kernel's dynamic shared memory (the emulation points it at a buffer of its own); 1024-byte
+ * aligned for wgmma's swizzled tiles (wgmma.cuh) */
 #ifndef FA_DYNAMIC_SHARED
-#define FA_DYNAMIC_SHARED(name) extern __shared__ __align__(128) unsigned char name[]
+#define FA_DYNAMIC_SHARED(name) extern __shared__ __align__(1024) unsigned char name[]
 #endif
 
 /* ---------------------------------------------------------------------------------------------
