@@ -1,30 +1,29 @@
 /*
  * attention_backward.cu: the pullback of fused causal attention (attention_forward.cu), in
- * FlashAttention-2's order on the tensor cores (mma.sync m16n8k16, ldmatrix, cp.async).
+ * FlashAttention-2's order on Hopper's warpgroup MMA (wgmma, sm_90a; wgmma.cuh), operands read
+ * by the tensor cores from swizzled shared tiles, as FlashAttention-3 does.
  *
- * D = rowsum(dO * O) first (k_flash_bwd_pre); then a block of 8 warps owns 128 keys, 16 per warp,
- * and walks the 64-query tiles from the diagonal down, Q and dO double-buffered. A warp computes
- * its keys' S^T = K Q^T and dP^T = V dO^T (16 x 32 at a time), P^T from S^T and the saved
- * log-sum-exp, dS^T = P^T (dP^T - D), and accumulates dV += P^T dO and dK += dS^T Q in registers
- * (P^T and dS^T straight from accumulators into A fragments). dQ needs a sum over all 128 keys:
- * dS^T goes to shared memory, each warp takes 16 queries x 32 columns of dQ_tile = dS K, and adds
- * it with f32 atomics into a scratch buffer (k_flash_dq_finish adds that into q's gradient).
+ * D = rowsum(dO * O) first (k_flash_bwd_pre); then a block of two warpgroups owns 128 keys, 64
+ * per warpgroup, and walks the 64-query tiles from the diagonal down, Q and dO double-buffered.
+ * A warpgroup computes its keys' S^T = K Q^T and dP^T = V dO^T (64 x 64), P^T from S^T and the
+ * saved log-sum-exp, dS^T = P^T (dP^T - D), and accumulates dV += P^T dO and dK += dS^T Q in
+ * registers (P^T and dS^T straight from accumulators into register A operands). dQ needs a sum
+ * over all 128 keys: dS^T goes to shared memory, each warpgroup takes 64 queries x 32 columns of
+ * dQ_tile = dS K, and adds it with f32 atomics into a scratch buffer (k_flash_dq_finish adds that
+ * into q's gradient).
  *
  * Causal: query tiles above the diagonal are never visited; only the diagonal tiles (and a
  * partial last tile) carry the mask, through a template flag. PERF_NOTES.md ("Round 4:
- * attention") has the measurements.
+ * attention", "Round 6: attention backward") has the measurements; the mma.sync version of
+ * rounds 4-5 is bench/flash_attn_mma.cuh.
  */
 #include "attention.cuh"
 
-#define FA_BWD_SMEM (10 * FA_TILE * 2 + 4 * 64 * 4)     /* K, V (128 rows), Q x 2, dO x 2, dS (128 rows); lse, D x 2: 93184 */
-/* blocks per SM that __launch_bounds__ asks register allocation to allow (bench/flash_attn_bench.cu
- * compiles this file again with other values to time them side by side) */
-#ifndef FA_BWD_MIN_BLOCKS
-#define FA_BWD_MIN_BLOCKS 2 /* 128 registers (256 threads a block) */
-#endif
+/* K, V (128 rows), Q x 2, dO x 2 (64 rows), dS^T x 2 (128 rows) in 128-byte rows; lse, D x 2: 99328 */
+#define FA_BWD_SMEM ((128 + 128 + 4 * 64 + 2 * 128) * 64 * 2 + 4 * 64 * 4)
 
 /* grid (B*H heads in x; the 128-key tiles in y) */
-#define FA_BWD_THREADS 256 /* 8 warps */
+#define FA_BWD_THREADS 256 /* 2 warpgroups */
 static inline dim3 fa_bwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
 
 
@@ -52,172 +51,250 @@ __global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
     if (row < rows && sub == 0) a.D[row] = s;
 }
 
-/* lse (natural log) and D of query rows [q0, q0 + 64) into shared memory (0 past T) */
-__device__ __forceinline__ void fa_load_rows(float *lse_s, float *D_s, const AttnDesc &a, int64_t base, int q0) {
-    for (int i = threadIdx.x; i < 64; i += blockDim.x) {
-        int t = q0 + i;
-        lse_s[i] = t < a.T ? a.lse[base + t] * FA_LOG2E : 0.0f; /* log2 units, as the scores */
-        D_s[i] = t < a.T ? a.D[base + t] : 0.0f;
-    }
+/* lse (natural log) and D of query rows [q0, q0 + 64): thread i < 64 reads lse[q0 + i], thread
+ * 64 + i D[q0 + i] (0 past T; lse in log2 units, as the scores); fa_rows_store puts it into the
+ * shared rows lse_s[0..63], D_s[0..63] (D_s = lse_s + 64 in a buffer of 128). Apart, so that
+ * the load's latency hides behind a tile's products. */
+__device__ __forceinline__ float fa_rows_load(const AttnDesc &a, int64_t base, int q0) {
+    const int i = threadIdx.x % 64, t = q0 + i;
+    if (threadIdx.x >= 128 || t >= a.T) return 0.0f;
+    return threadIdx.x < 64 ? a.lse[base + t] * FA_LOG2E : a.D[base + t];
+}
+__device__ __forceinline__ void fa_rows_store(float *rows, float x) {
+    if (threadIdx.x < 128) rows[threadIdx.x] = x;
 }
 
 
-/* One query tile of the backward pass for a warp's 16 keys (rows 16 w of the block's 128), in two
- * halves of 32 queries, so that S^T and dP^T take 16 accumulator registers each and K's and V's A
- * fragments are read one k-step at a time: dV += P^T dO, dK += dS^T Q in registers, dS^T into
- * shared memory for the dQ product. EDGE: the tile needs the causal mask or holds queries past T
- * (the other tiles' code has none); a half whose queries all precede the warp's keys is skipped. */
-template <bool EDGE>
-__device__ __forceinline__ void fa_bwd_tile(float dk[8][4], float dv[8][4], const bf16 *Ks, const bf16 *Vs, const bf16 *Q,
-                                            const bf16 *dO, bf16 *dSs, const float *lse_b, const float *D_b,
-                                            int k0, int q0, int T, float sl2, bool want_dq) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
-    const int key[2] = {k0 + warp * 16 + g, k0 + warp * 16 + g + 8};
+/* the warpgroup of this thread, as a value the compiler knows to be the same in the whole warp
+ * (a shuffle from lane 0): descriptors made from it stay in uniform registers, which wgmma reads,
+ * instead of being moved there before every wgmma */
+__device__ __forceinline__ int fa_warpgroup() {
+#ifdef WB_CUDA_EMULATION
+    return threadIdx.x / 128;
+#else
+    return __shfl_sync(0xffffffffu, (int)threadIdx.x / 128, 0);
+#endif
+}
+
+/* Q and dO rows [q0, q0 + 64) into their swizzled buffers (zeros past T). vec: thread t copies
+ * 16-byte chunk t % 8 of rows t / 8 and t / 8 + 32 of each (256 threads), the destinations the same
+ * for every tile: a quarter of wg_load_rows_sw128's general loop's instructions */
+__device__ __forceinline__ void fa_bwd_prefetch(bf16 *Qn, bf16 *dOn, const AttnDesc &a, const bf16 *qg, const bf16 *gg, int q0, int vec) {
+    if (!vec) {
+        wg_load_rows_sw128(Qn, qg, a.qs[2], q0, 64, a.T, 0);
+        wg_load_rows_sw128(dOn, gg, a.gs[2], q0, 64, a.T, 0);
+        return;
+    }
+    const int r = threadIdx.x / 8, c8 = (threadIdx.x % 8) * 8, dst = wg_sw128(r, c8); /* row r + 32: dst + 32 * 64 */
     UNROLL
-    for (int hq = 0; hq < 64; hq += 32) { /* queries [hq, hq + 32) of the tile */
-        uint32_t f[2][4]; /* P^T, then dS^T, as A fragments (16 keys x 32 queries) */
-        if (EDGE && k0 + warp * 16 > q0 + hq + 31) { /* every query of this half precedes every key */
-            UNROLL
-            for (int kk = 0; kk < 2; kk++) f[kk][0] = f[kk][1] = f[kk][2] = f[kk][3] = 0u;
-        } else {
-            float st[4][4], dpt[4][4]; /* S^T and dP^T: this warp's 16 keys x 32 queries */
-            UNROLL
-            for (int nt = 0; nt < 4; nt++)
-                UNROLL
-                for (int e = 0; e < 4; e++) st[nt][e] = dpt[nt][e] = 0.0f;
-            fa_mma_abt_s<2>(st, Ks, warp * 16, Q + hq * FA_LDS); /* S^T = K Q^T */
-            UNROLL
-            for (int nt = 0; nt < 4; nt++) { /* P^T = exp(scale S^T - lse), recomputed */
-                const int ql = hq + nt * 8 + 2 * t4;
-                const float2 lz = *(const float2 *)(lse_b + ql);
-                UNROLL
-                for (int e = 0; e < 4; e++) {
-                    float p = fa_exp2(fmaf(st[nt][e], sl2, -(e & 1 ? lz.y : lz.x)));
-                    if (EDGE && (key[e >> 1] > q0 + ql + (e & 1) || q0 + ql + (e & 1) >= T)) p = 0.0f;
-                    st[nt][e] = p;
-                }
-            }
-            fa_acc_to_a<2>(f, st);
-            fa_mma_ab<2>(dv, f, dO + hq * FA_LDS); /* dV += P^T dO */
-            fa_mma_abt_s<2>(dpt, Vs, warp * 16, dO + hq * FA_LDS); /* dP^T = V dO^T */
-            UNROLL
-            for (int nt = 0; nt < 4; nt++) { /* dS^T = P^T (dP^T - D) */
-                const float2 dz = *(const float2 *)(D_b + hq + nt * 8 + 2 * t4);
-                UNROLL
-                for (int e = 0; e < 4; e++) dpt[nt][e] = st[nt][e] * (dpt[nt][e] - (e & 1 ? dz.y : dz.x));
-            }
-            fa_acc_to_a<2>(f, dpt);
-            fa_mma_ab<2>(dk, f, Q + hq * FA_LDS); /* dK += dS^T Q (scaled at the end) */
-        }
-        if (want_dq)
-            UNROLL
-            for (int kk = 0; kk < 2; kk++) {
-                int kr = warp * 16 + g, qc = hq + kk * 16 + 2 * t4;
-                *(uint32_t *)(dSs + kr * FA_LDS + qc) = f[kk][0];
-                *(uint32_t *)(dSs + (kr + 8) * FA_LDS + qc) = f[kk][1];
-                *(uint32_t *)(dSs + kr * FA_LDS + qc + 8) = f[kk][2];
-                *(uint32_t *)(dSs + (kr + 8) * FA_LDS + qc + 8) = f[kk][3];
-            }
+    for (int h = 0; h < 2; h++) {
+        const int t = q0 + r + 32 * h;
+        const bool ok = t < a.T;
+        cp_async_16(Qn + dst + 32 * 64 * h, ok ? qg + (int64_t)t * a.qs[2] + c8 : qg, ok);
+        cp_async_16(dOn + dst + 32 * 64 * h, ok ? gg + (int64_t)t * a.gs[2] + c8 : gg, ok);
     }
 }
 
-/* The backward pass's main kernel: a block of 8 warps owns 128 keys (16 per warp) and walks the
- * 64-query tiles from the diagonal down, Q and dO double-buffered by cp.async. After the products
- * of a tile, dQ_tile = dS K over all 128 keys: each warp 16 queries x 32 columns, added by float2
- * atomics into the f32 scratch (half the atomics of 64-key blocks). Three barriers per query tile
- * (after the copies land, before the dQ product, before the buffers are refilled). 128 registers,
- * 2 blocks (16 warps) per SM. */
-__global__ void __launch_bounds__(FA_BWD_THREADS, FA_BWD_MIN_BLOCKS) k_flash_bwd(AttnDesc a, int vec) {
+/* dQ_tile (64 queries from q0 x d columns 32 wg .. 32 wg + 31 of a warpgroup) into the f32 scratch:
+ * thread pairs (c, c ^ 1) swap halves with one shuffle so that each holds 4 consecutive columns of
+ * one row, and add them with one float4 atomic (sm_90: half the atomics of float2 pairs) */
+__device__ __forceinline__ void fa_dq_atomics(const AttnDesc &a, const float dq[16], int64_t base, int q0) {
+    const int wg = threadIdx.x / 128, w = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
+    const int odd = c & 1, q = q0 + 16 * w + g + 8 * odd; /* even c: row g, odd c: row g + 8 */
+    float *dst = a.dq + (base + q) * 64 + 32 * wg + 2 * (c & ~1);
+    UNROLL
+    for (int j = 0; j < 4; j++) { /* dq[4 j + 2 r + {0, 1}]: query 16 w + g + 8 r, column 32 wg + 8 j + 2 c + {0, 1} */
+        float s0 = odd ? dq[4 * j] : dq[4 * j + 2], s1 = odd ? dq[4 * j + 1] : dq[4 * j + 3];
+        float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+        float x0 = odd ? r0 : dq[4 * j], x1 = odd ? r1 : dq[4 * j + 1];
+        float x2 = odd ? dq[4 * j + 2] : r0, x3 = odd ? dq[4 * j + 3] : r1;
+        if (q < a.T) fa_atomic_add4(dst + 8 * j, a.scale * x0, a.scale * x1, a.scale * x2, a.scale * x3);
+    }
+}
+
+/* A tile's wgmma operand descriptors at k-step 0 (k, v: this warpgroup's 64 key rows; q, do: the
+ * query tile, K-major for S^T and dP^T, MN-major for dK and dV); k-step s is + s * step (the start
+ * address moves 32 bytes along a K-major row, 16 rows down an MN-major tile), two instructions
+ * instead of a descriptor's address arithmetic per wgmma */
+struct FaBwdDescs {
+    uint64_t k, v, q_k, do_k, q_mn, do_mn, step_k, step_mn;
+};
+
+/* One query tile of the backward pass for a warpgroup's 64 keys (rows 64 wg of the block's 128):
+ * S^T = K Q^T and dP^T = V dO^T (64 keys x 64 queries, operands from shared memory), P^T from S^T
+ * and the saved log-sum-exp, dS^T = P^T (dP^T - D), then dV += P^T dO and dK += dS^T Q with P^T
+ * and dS^T as register A operands (accumulators turned into bf16 fragments, as mma.sync's). First
+ * the previous tile's dQ (its product issued at the end of that tile, `dq` of query tile qprev;
+ * none when qprev < 0) goes out by atomics: ptxas serializes every wgmma of the kernel if
+ * accumulators are read while other products run, so this waits for all of them. dP^T's products
+ * run while P^T's exponentials do, dV's while dS^T is computed. dS^T (bf16) goes to a shared 128 x 64
+ * tile for the dQ product. EDGE: the tile needs the causal
+ * mask or holds queries past T; a warpgroup whose keys all follow every query of the tile (the
+ * second warpgroup on the first, diagonal tile) skips the products and writes zeros. On return dK's
+ * products may still run. */
+template <bool EDGE>
+__device__ __forceinline__ void fa_bwd_tile(float dk[32], float dv[32], const float dq[16], const AttnDesc &a, int64_t base,
+                                            int qprev, const FaBwdDescs &d, bf16 *dSs, const float *lse_b, const float *D_b,
+                                            int k0, int q0, float sl2) {
+    const int wg = threadIdx.x / 128, w = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
+    const int kr = 64 * wg + 16 * w + g; /* this thread's key rows kr and kr + 8 of the block's 128 */
+    uint32_t f[4][4]; /* dS^T as A fragments, one per 16-query k-step */
+    wg_wait<0>(); /* the previous tile's dQ product */
+    if (qprev >= 0) fa_dq_atomics(a, dq, base, qprev);
+    if (EDGE && k0 + 64 * wg > q0 + 63) {
+        UNROLL
+        for (int s = 0; s < 4; s++) f[s][0] = f[s][1] = f[s][2] = f[s][3] = 0u;
+    } else {
+        float st[32], dpt[32]; /* S^T, then P^T; dP^T, then dS^T: element 4 j + e is key row kr + 8 (e / 2), query 8 j + 2 c + e % 2 */
+        uint32_t pf[4][4];     /* P^T as A fragments */
+        wg_fence();
+        UNROLL
+        for (int s = 0; s < 4; s++) wg_mma_ss<64, 0, 0>(st, d.k + s * d.step_k, d.q_k + s * d.step_k, s > 0);
+        wg_commit();
+        UNROLL
+        for (int s = 0; s < 4; s++) wg_mma_ss<64, 0, 0>(dpt, d.v + s * d.step_k, d.do_k + s * d.step_k, s > 0);
+        wg_commit();
+        wg_wait<1>(); /* S^T */
+        UNROLL
+        for (int j = 0; j < 8; j++) { /* P^T = exp(scale S^T - lse), recomputed */
+            const int ql = 8 * j + 2 * c;
+            const float2 lz = *(const float2 *)(lse_b + ql);
+            UNROLL
+            for (int e = 0; e < 4; e++) {
+                float p = fa_exp2(fmaf(st[4 * j + e], sl2, -(e & 1 ? lz.y : lz.x)));
+                if (EDGE && (k0 + kr + 8 * (e >> 1) > q0 + ql + (e & 1) || q0 + ql + (e & 1) >= a.T)) p = 0.0f;
+                st[4 * j + e] = p;
+            }
+        }
+        UNROLL
+        for (int s = 0; s < 4; s++)
+            UNROLL
+            for (int i = 0; i < 4; i++) pf[s][i] = pack_bf16x2(st[8 * s + 2 * i], st[8 * s + 2 * i + 1]);
+        wg_fence();
+        UNROLL
+        for (int s = 0; s < 4; s++) wg_mma_rs<64, 1>(dv, pf[s], d.do_mn + s * d.step_mn, 1); /* dV += P^T dO */
+        wg_commit();
+        wg_wait<1>(); /* dP^T */
+        UNROLL
+        for (int j = 0; j < 8; j++) { /* dS^T = P^T (dP^T - D) */
+            const float2 dz = *(const float2 *)(D_b + 8 * j + 2 * c);
+            UNROLL
+            for (int e = 0; e < 4; e++) dpt[4 * j + e] = st[4 * j + e] * (dpt[4 * j + e] - (e & 1 ? dz.y : dz.x));
+        }
+        UNROLL
+        for (int s = 0; s < 4; s++)
+            UNROLL
+            for (int i = 0; i < 4; i++) f[s][i] = pack_bf16x2(dpt[8 * s + 2 * i], dpt[8 * s + 2 * i + 1]);
+        wg_fence();
+        UNROLL
+        for (int s = 0; s < 4; s++) wg_mma_rs<64, 1>(dk, f[s], d.q_mn + s * d.step_mn, 1); /* dK += dS^T Q (scaled at the end) */
+        wg_commit();
+    }
+    /* fragment i of k-step s: rows kr + 8 (i % 2), queries 16 s + 8 (i / 2) + 2 c, + 1 */
+    UNROLL
+    for (int s = 0; s < 4; s++)
+        UNROLL
+        for (int i = 0; i < 4; i++) *(uint32_t *)(dSs + wg_sw128(kr + 8 * (i % 2), 16 * s + 8 * (i / 2) + 2 * c)) = f[s][i];
+}
+
+/* The backward pass's main kernel: a block of two warpgroups owns 128 keys (64 each) and walks the
+ * 64-query tiles from the diagonal down, Q and dO double-buffered by cp.async in wgmma's swizzled
+ * tiles. After a tile's products, dQ_tile = dS K over all 128 keys (warpgroup wg: the 64 queries
+ * x d columns 32 wg .. 32 wg + 31, A = dS^T's tile read transposed) is issued and left running
+ * across the end-of-tile barrier, its atomics sent at the start of the next tile; dS^T is
+ * double-buffered for that.
+ * Two barriers per query tile (before the dQ product; after the next tile's copies land, which
+ * also frees this tile's buffers). One block (8 warps) per SM: the accumulators of dK, dV, S^T,
+ * dP^T and dQ alone take 144 registers a thread (231 in all, no spill), so latency is hidden by
+ * wgmma's asynchrony, not by other warps. PERF_NOTES.md, "Round 6: attention backward", has the
+ * measurements (~372 us a layer at GPT-2 124M's shape against the mma.sync version's 405). */
+__global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int vec) {
+#if WG_AVAILABLE
     FA_DYNAMIC_SHARED(smem);
-    bf16 *Ks = (bf16 *)smem, *Vs = Ks + 2 * FA_TILE, *Qs = Vs + 2 * FA_TILE, *dOs = Qs + 2 * FA_TILE, *dSs = dOs + 2 * FA_TILE;
-    float *lse_s = (float *)(dSs + 2 * FA_TILE), *D_s = lse_s + 2 * 64; /* two buffers of 64 each */
+    bf16 *Ks = (bf16 *)smem, *Vs = Ks + 128 * 64, *Qs = Vs + 128 * 64, *dOs = Qs + 2 * 64 * 64, *dSs = dOs + 2 * 64 * 64;
+    float *rows_s = (float *)(dSs + 2 * 128 * 64); /* two buffers of lse (64), D (64) */
     /* grid (B*H, 128-key tiles): the first key tiles have the most query tiles below them and start first */
     const int T = a.T, bh = blockIdx.x, b = bh / a.H, h = bh % a.H, k0 = (int)blockIdx.y * 128;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
+    const int wg = fa_warpgroup(), w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4, c = threadIdx.x % 4;
     const bf16 *qg = a.q + b * a.qs[0] + h * a.qs[1], *kg = a.k + b * a.ks[0] + h * a.ks[1];
     const bf16 *vg = a.v + b * a.vs[0] + h * a.vs[1], *gg = a.g + b * a.gs[0] + h * a.gs[1];
     const float sl2 = a.scale * FA_LOG2E;
     const int64_t base = (int64_t)bh * T;
     const int nqt = (T + 63) / 64, qt0 = k0 / 64; /* the first query tile is the diagonal one */
-    fa_load_tile(Ks, kg, a.ks[2], k0, T, vec);
-    fa_load_tile(Ks + FA_TILE, kg, a.ks[2], k0 + 64, T, vec);
-    fa_load_tile(Vs, vg, a.vs[2], k0, T, vec);
-    fa_load_tile(Vs + FA_TILE, vg, a.vs[2], k0 + 64, T, vec);
-    fa_load_tile(Qs, qg, a.qs[2], k0, T, vec);
-    fa_load_tile(dOs, gg, a.gs[2], k0, T, vec);
-    fa_load_rows(lse_s, D_s, a, base, k0);
+    wg_load_rows_sw128(Ks, kg, a.ks[2], k0, 128, T, vec);
+    wg_load_rows_sw128(Vs, vg, a.vs[2], k0, 128, T, vec);
+    wg_load_rows_sw128(Qs, qg, a.qs[2], k0, 64, T, vec);
+    wg_load_rows_sw128(dOs, gg, a.gs[2], k0, 64, T, vec);
+    fa_rows_store(rows_s, fa_rows_load(a, base, k0));
     cp_async_commit();
-    float dk[8][4], dv[8][4];
+    cp_async_wait<0>();
+    wg_fence_smem();
+    __syncthreads();
+    const uint64_t step_k = wg_desc_kmajor(Ks, 0, 16) - wg_desc_kmajor(Ks, 0, 0);
+    const uint64_t step_mn = wg_desc_mnmajor(Ks, 16, 0) - wg_desc_mnmajor(Ks, 0, 0);
+    const uint64_t k_k = wg_desc_kmajor(Ks, 64 * wg, 0), v_k = wg_desc_kmajor(Vs, 64 * wg, 0), kt_mn = wg_desc_mnmajor(Ks, 0, 32 * wg);
+    float dk[32], dv[32], dq[16];
     UNROLL
-    for (int nt = 0; nt < 8; nt++)
-        UNROLL
-        for (int e = 0; e < 4; e++) dk[nt][e] = dv[nt][e] = 0.0f;
+    for (int i = 0; i < 32; i++) dk[i] = dv[i] = 0.0f;
+    int qprev = -1; /* the query tile whose dQ product is in flight */
     for (int qt = qt0; qt < nqt; qt++) {
         const int buf = (qt - qt0) & 1, q0 = qt * 64;
-        const bf16 *Q = Qs + buf * FA_TILE, *dO = dOs + buf * FA_TILE;
-        const float *lse_b = lse_s + buf * 64, *D_b = D_s + buf * 64;
+        const bf16 *Q = Qs + buf * 64 * 64, *dO = dOs + buf * 64 * 64;
+        const float *lse_b = rows_s + buf * 128, *D_b = lse_b + 64;
+        bf16 *dS = dSs + buf * 128 * 64;
+        float rows_next = 0.0f; /* the next tile's lse or D: stored into shared memory at the end of this tile */
         if (qt + 1 < nqt) { /* the next query tile into the other buffers */
-            fa_load_tile(Qs + (buf ^ 1) * FA_TILE, qg, a.qs[2], q0 + 64, T, vec);
-            fa_load_tile(dOs + (buf ^ 1) * FA_TILE, gg, a.gs[2], q0 + 64, T, vec);
-            fa_load_rows(lse_s + (buf ^ 1) * 64, D_s + (buf ^ 1) * 64, a, base, q0 + 64);
+            fa_bwd_prefetch(Qs + (buf ^ 1) * 64 * 64, dOs + (buf ^ 1) * 64 * 64, a, qg, gg, q0 + 64, vec);
+            rows_next = fa_rows_load(a, base, q0 + 64);
         }
         cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
+        const FaBwdDescs d = {k_k, v_k, wg_desc_kmajor(Q, 0, 0), wg_desc_kmajor(dO, 0, 0), wg_desc_mnmajor(Q, 0, 0),
+                              wg_desc_mnmajor(dO, 0, 0), step_k, step_mn};
         if (qt <= qt0 + 1 || q0 + 64 > T) /* the two diagonal tiles, or queries past T */
-            fa_bwd_tile<true>(dk, dv, Ks, Vs, Q, dO, dSs, lse_b, D_b, k0, q0, T, sl2, a.dq != NULL);
+            fa_bwd_tile<true>(dk, dv, dq, a, base, qprev, d, dS, lse_b, D_b, k0, q0, sl2);
         else
-            fa_bwd_tile<false>(dk, dv, Ks, Vs, Q, dO, dSs, lse_b, D_b, k0, q0, T, sl2, a.dq != NULL);
-        if (a.dq) { /* warp w: queries 16 (w % 4) .. of dQ_tile = dS K, columns 32 (w / 4) .. */
-            __syncthreads();
-            const int mq = (warp % 4) * 16, dc = (warp / 4) * 32;
-            float dq[4][4];
-            UNROLL
-            for (int nt = 0; nt < 4; nt++)
-                UNROLL
-                for (int e = 0; e < 4; e++) dq[nt][e] = 0.0f;
-            UNROLL
-            for (int kk = 0; kk < 8; kk++) { /* 16 keys a k-step */
-                uint32_t af[4], bk[4]; /* A = dS (queries x keys): dS^T read transposed */
-                ldmatrix_x4_trans(af, dSs + (kk * 16 + lane % 8 + (lane / 16) * 8) * FA_LDS + mq + ((lane / 8) % 2) * 8);
-                UNROLL
-                for (int dp = 0; dp < 2; dp++) {
-                    ldmatrix_x4_trans(bk, Ks + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * FA_LDS + dc + dp * 16 + (lane / 16) * 8);
-                    mma_m16n8k16_bf16(dq[2 * dp], af, bk);
-                    mma_m16n8k16_bf16(dq[2 * dp + 1], af, bk + 2);
-                }
-            }
-            UNROLL
-            for (int r = 0; r < 2; r++) {
-                int q = q0 + mq + g + 8 * r;
-                if (q >= T) continue;
-                float *dst = a.dq + (base + q) * 64 + dc + 2 * t4;
-                UNROLL
-                for (int nt = 0; nt < 4; nt++) fa_atomic_add2(dst + nt * 8, a.scale * dq[nt][2 * r], a.scale * dq[nt][2 * r + 1]);
-            }
-        }
-        __syncthreads(); /* Q, dO, dS of this tile are free for the next prefetch and writes */
+            fa_bwd_tile<false>(dk, dv, dq, a, base, qprev, d, dS, lse_b, D_b, k0, q0, sl2);
+        const uint64_t ds_mn = wg_desc_mnmajor(dS, 0, 0);
+        /* this warpgroup's 64 queries x 32 columns of dQ_tile = dS K over the 128 keys (issued even
+         * without gq: a branch here would make ptxas serialize every wgmma of the kernel) */
+        wg_fence_smem();
+        __syncthreads();
+        wg_fence();
+        UNROLL
+        for (int s = 0; s < 8; s++) wg_mma_ss<32, 1, 1>(dq, ds_mn + s * step_mn, kt_mn + s * step_mn, s > 0);
+        wg_commit();
+        qprev = a.dq ? q0 : -1;
+        wg_wait<1>(); /* dK's products: this tile's Q is free */
+        if (qt + 1 < nqt) fa_rows_store(rows_s + (buf ^ 1) * 128, rows_next);
+        cp_async_wait<0>(); /* the next tile landed */
+        wg_fence_smem();
+        __syncthreads(); /* ... for every thread; this tile's Q, dO, lse, D are free for the prefetch after next */
     }
+    wg_wait<0>();
+    if (qprev >= 0) fa_dq_atomics(a, dq, base, qprev);
     UNROLL
-    for (int r = 0; r < 2; r++) {
-        int t = k0 + warp * 16 + g + 8 * r;
+    for (int r = 0; r < 2; r++) { /* dk[4 j + 2 r + {0, 1}]: key k0 + 64 wg + 16 w + g + 8 r, column 8 j + 2 c */
+        int t = k0 + 64 * wg + 16 * w + g + 8 * r;
         if (t >= T) continue;
         UNROLL
-        for (int nt = 0; nt < 8; nt++) {
-            int d = nt * 8 + 2 * t4;
+        for (int j = 0; j < 8; j++) {
+            int d = 8 * j + 2 * c;
             UNROLL
-            for (int j = 0; j < 2; j++) {
+            for (int e = 0; e < 2; e++) {
                 if (a.gk) {
-                    bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + j;
-                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + a.scale * dk[nt][2 * r + j]);
+                    bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + e;
+                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + a.scale * dk[4 * j + 2 * r + e]);
                 }
                 if (a.gv) {
-                    bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + d + j;
-                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + dv[nt][2 * r + j]);
+                    bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + d + e;
+                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + dv[4 * j + 2 * r + e]);
                 }
             }
         }
     }
+#else
+    __trap(); /* wgmma needs sm_90a: the launcher never calls this build */
+#endif
 }
 
 
