@@ -27,10 +27,10 @@ static const int MMA_FWD_SMEM = FA_FWD_SMEM, MMA_FWD_THREADS = FA_FWD_THREADS;
 #undef FA_FWD_THREADS
 #undef FA_FWD_MIN_BLOCKS
 #include "cuda/attention.cuh"
-namespace lb { /* the engine's forward compiled for one block per SM (up to 255 registers, not 128), and an experiment */
-#define FA_FWD_MIN_BLOCKS 1
+namespace lb { /* experiments on the engine's forward (its tile steps, compiled again) */
 #include "cuda/attention_forward.cu"
 #include "flash_fwd_overlap.cuh"
+#include "flash_fwd_variants.cuh"
 }
 
 static int iters = 20;
@@ -128,7 +128,9 @@ int main(int argc, char **argv) {
     printf("flash attention B=%d H=%d T=%d D=64 causal bf16, %d iterations; forward %.1f GFLOP, backward %.1f GFLOP\n",
            B, H, T, iters, fwd_flop / 1e9, bwd_flop / 1e9);
     CK(cudaFuncSetAttribute(mma::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, MMA_FWD_SMEM));
+    CK(cudaFuncSetAttribute(lb::k_flash_fwd_v1, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_V1_SMEM));
     CK(cudaFuncSetAttribute(lb::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
+    CK(cudaFuncSetAttribute(lb::k_flash_fwd_v1ld, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_V1_SMEM));
     CK(cudaFuncSetAttribute(lb::k_flash_fwd_overlap, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_OV_SMEM));
     CK(cudaFuncSetAttribute(mma::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
     mma::AttnDesc am = make_desc<mma::AttnDesc>(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
@@ -155,9 +157,12 @@ int main(int argc, char **argv) {
     const dim3 gf = mma::fa_fwd_grid(B * H, T), gb = mma::fa_bwd_grid(B * H, T);
     double t_mma_fwd = time_us([&] { mma::k_flash_fwd<<<gf, MMA_FWD_THREADS, MMA_FWD_SMEM>>>(am, 1); });
     AttnDesc al = make_desc<AttnDesc>(qkv, out, g, gqkv, lse, D, dq, B, H, T);
-    double t_lb_fwd = time_us([&] { lb::k_flash_fwd<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_FWD_SMEM>>>(al, 1); });
+    double t_lb_fwd = time_us([&] { lb::k_flash_fwd_v1<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_V1_SMEM>>>(al, 1); });
     CK(cudaDeviceSynchronize());
     double eo_lb = rel_err_bf16(out, out_ref, n_o), el_lb = rel_err_f32(lse, lse_ref, rows);
+    double t_ld_fwd = time_us([&] { lb::k_flash_fwd_v1ld<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_V1_SMEM>>>(al, 1); });
+    CK(cudaDeviceSynchronize());
+    double eo_ld = rel_err_bf16(out, out_ref, n_o), el_ld = rel_err_f32(lse, lse_ref, rows);
     double t_ov_fwd = time_us([&] { lb::k_flash_fwd_overlap<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_OV_SMEM>>>(al, 1); });
     CK(cudaDeviceSynchronize());
     double eo_ov = rel_err_bf16(out, out_ref, n_o), el_ov = rel_err_f32(lse, lse_ref, rows);
@@ -169,9 +174,13 @@ int main(int argc, char **argv) {
     printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
            "engine (be->attention)", t_eng_fwd, fwd_flop / t_eng_fwd / 1e6, 12 * t_eng_fwd, eo, el);
     printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
-           "engine's kernel built for 1 block/SM", t_lb_fwd, fwd_flop / t_lb_fwd / 1e6, 12 * t_lb_fwd, eo_lb, el_lb);
-    int ov_blocks = 0;
+           "experiment: the first version (2 buffers)", t_lb_fwd, fwd_flop / t_lb_fwd / 1e6, 12 * t_lb_fwd, eo_lb, el_lb);
+    int ov_blocks = 0, eng_blocks = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ov_blocks, lb::k_flash_fwd_overlap, FA_FWD_THREADS, FA_OV_SMEM));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&eng_blocks, lb::k_flash_fwd, FA_FWD_THREADS, FA_FWD_SMEM));
+    printf("engine's k_flash_fwd: %d blocks/SM\n", eng_blocks);
+    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
+           "experiment: the first version, engine's loader", t_ld_fwd, fwd_flop / t_ld_fwd / 1e6, 12 * t_ld_fwd, eo_ld, el_ld);
     printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e (%d blocks/SM)\n",
            "experiment: S(u) and P(u-1) V overlapped", t_ov_fwd, fwd_flop / t_ov_fwd / 1e6, 12 * t_ov_fwd, eo_ov, el_ov, ov_blocks);
 
