@@ -21,17 +21,6 @@
 namespace mma { /* its own namespace: the engine's kernels of the same names stay apart */
 #include "flash_attn_mma.cuh"
 }
-/* the archive's launch shapes, before the engine's file below defines its own */
-static const int MMA_FWD_SMEM = FA_FWD_SMEM, MMA_FWD_THREADS = FA_FWD_THREADS;
-#undef FA_FWD_SMEM
-#undef FA_FWD_THREADS
-#undef FA_FWD_MIN_BLOCKS
-#include "cuda/attention.cuh"
-namespace lb { /* experiments on the engine's forward (its tile steps, compiled again) */
-#include "cuda/attention_forward.cu"
-#include "flash_fwd_overlap.cuh"
-#include "flash_fwd_variants.cuh"
-}
 
 static int iters = 20;
 
@@ -127,11 +116,7 @@ int main(int argc, char **argv) {
     const double fwd_flop = 4.0 * B * H * (double)T * T * 64 / 2, bwd_flop = 2.5 * fwd_flop;
     printf("flash attention B=%d H=%d T=%d D=64 causal bf16, %d iterations; forward %.1f GFLOP, backward %.1f GFLOP\n",
            B, H, T, iters, fwd_flop / 1e9, bwd_flop / 1e9);
-    CK(cudaFuncSetAttribute(mma::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, MMA_FWD_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_fwd_v1, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_V1_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_fwd_v1ld, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_V1_SMEM));
-    CK(cudaFuncSetAttribute(lb::k_flash_fwd_overlap, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_OV_SMEM));
+    CK(cudaFuncSetAttribute(mma::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
     CK(cudaFuncSetAttribute(mma::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
     mma::AttnDesc am = make_desc<mma::AttnDesc>(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
     const int64_t sq = 3 * C, sbq = (int64_t)T * 3 * C, so = C, sbo = (int64_t)T * C; /* t and b strides */
@@ -155,17 +140,7 @@ int main(int argc, char **argv) {
 
     /* ---- forward ---- */
     const dim3 gf = mma::fa_fwd_grid(B * H, T), gb = mma::fa_bwd_grid(B * H, T);
-    double t_mma_fwd = time_us([&] { mma::k_flash_fwd<<<gf, MMA_FWD_THREADS, MMA_FWD_SMEM>>>(am, 1); });
-    AttnDesc al = make_desc<AttnDesc>(qkv, out, g, gqkv, lse, D, dq, B, H, T);
-    double t_lb_fwd = time_us([&] { lb::k_flash_fwd_v1<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_V1_SMEM>>>(al, 1); });
-    CK(cudaDeviceSynchronize());
-    double eo_lb = rel_err_bf16(out, out_ref, n_o), el_lb = rel_err_f32(lse, lse_ref, rows);
-    double t_ld_fwd = time_us([&] { lb::k_flash_fwd_v1ld<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_V1_SMEM>>>(al, 1); });
-    CK(cudaDeviceSynchronize());
-    double eo_ld = rel_err_bf16(out, out_ref, n_o), el_ld = rel_err_f32(lse, lse_ref, rows);
-    double t_ov_fwd = time_us([&] { lb::k_flash_fwd_overlap<<<lb::fa_fwd_grid(B * H, T), FA_FWD_THREADS, FA_OV_SMEM>>>(al, 1); });
-    CK(cudaDeviceSynchronize());
-    double eo_ov = rel_err_bf16(out, out_ref, n_o), el_ov = rel_err_f32(lse, lse_ref, rows);
+    double t_mma_fwd = time_us([&] { mma::k_flash_fwd<<<gf, FA_FWD_THREADS, FA_FWD_SMEM>>>(am, 1); });
     double t_eng_fwd = time_us([&] { engine(be->attention(be, &o, &l, &q, &k, &v, scale)); });
     CK(cudaDeviceSynchronize());
     double eo = rel_err_bf16(out, out_ref, n_o), el = rel_err_f32(lse, lse_ref, rows);
@@ -173,16 +148,6 @@ int main(int argc, char **argv) {
            fwd_flop / t_mma_fwd / 1e6, 12 * t_mma_fwd);
     printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
            "engine (be->attention)", t_eng_fwd, fwd_flop / t_eng_fwd / 1e6, 12 * t_eng_fwd, eo, el);
-    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
-           "experiment: the first version (2 buffers)", t_lb_fwd, fwd_flop / t_lb_fwd / 1e6, 12 * t_lb_fwd, eo_lb, el_lb);
-    int ov_blocks = 0, eng_blocks = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ov_blocks, lb::k_flash_fwd_overlap, FA_FWD_THREADS, FA_OV_SMEM));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&eng_blocks, lb::k_flash_fwd, FA_FWD_THREADS, FA_FWD_SMEM));
-    printf("engine's k_flash_fwd: %d blocks/SM\n", eng_blocks);
-    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e\n",
-           "experiment: the first version, engine's loader", t_ld_fwd, fwd_flop / t_ld_fwd / 1e6, 12 * t_ld_fwd, eo_ld, el_ld);
-    printf("RESULT fwd %-44s %8.1f us %6.1f TFLOP/s (x12 layers: %6.0f us)  vs mma.sync: out %.1e lse %.1e (%d blocks/SM)\n",
-           "experiment: S(u) and P(u-1) V overlapped", t_ov_fwd, fwd_flop / t_ov_fwd / 1e6, 12 * t_ov_fwd, eo_ov, el_ov, ov_blocks);
 
     /* ---- backward, both from the mma.sync forward's out and lse ---- */
     const unsigned pre_blocks = blocks_for(rows, 32), fin_blocks = blocks_for(rows * 8, 256);

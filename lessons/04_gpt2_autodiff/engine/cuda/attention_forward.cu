@@ -5,7 +5,7 @@
  * of every warp: that traffic bounded the mma.sync kernel of rounds 4-5, PERF_NOTES.md).
  *
  * A block of 2 warpgroups (8 warps) owns 128 query rows, 64 per warpgroup, and walks the 128-key
- * tiles up to the diagonal. Q's rows are loaded once; K and V tiles have three buffers in shared
+ * tiles up to the diagonal. Q's rows are loaded once; K and V tiles are double-buffered in shared
  * memory (cp.async fetches tile j + 1 while the warpgroups work on tile j), every tile in wgmma's
  * 128-byte swizzle. Per key tile each warpgroup computes S = Q K^T (64 x 128, f32, 64 registers a
  * thread) with 4 wgmma of k = 16 (the head dimension), the online softmax on the accumulators (a
@@ -26,13 +26,11 @@
 #define FA_FWD_THREADS (128 * FA_FWD_WGS)
 #define FA_FWD_ROWS (64 * FA_FWD_WGS)                  /* query rows a block */
 #define FA_FWD_KEYS 128                                /* keys a tile */
-#define FA_FWD_STAGES 3                                /* K and V buffers */
-#define FA_FWD_SMEM ((FA_FWD_ROWS + 2 * FA_FWD_STAGES * FA_FWD_KEYS) * 128) /* Q, K x 3, V x 3: 114688 bytes */
-/* blocks per SM that __launch_bounds__ asks register allocation to allow (bench/flash_attn_bench.cu
- * compiles this file again with other values to time them side by side) */
-#ifndef FA_FWD_MIN_BLOCKS
-#define FA_FWD_MIN_BLOCKS 2 /* 128 registers, no spills; 2 x 112 KB of shared memory */
-#endif
+#define FA_FWD_SMEM ((FA_FWD_ROWS + 4 * FA_FWD_KEYS) * 128) /* Q, K x 2, V x 2: 81920 bytes */
+/* blocks per SM that __launch_bounds__ asks register allocation to allow: 2 caps the registers at
+ * 128 (60 bytes spilled) beside 2 x 80 KB of shared memory. One block per SM (161 registers, no
+ * spills) ran 1.4x slower: the second block's softmax is what overlaps the first's MMAs. */
+#define FA_FWD_MIN_BLOCKS 2
 
 /* grid (B*H heads in x, so that blocks start head by head with each head's heaviest tile first;
  * the query tiles in y) */
@@ -177,7 +175,9 @@ __device__ __forceinline__ void fa_fwd_store(bf16 *out, int64_t rs, float *lse, 
 /* 128 rows [row0, row0 + 128) of a (T, 64) matrix (Q, K or V) into a swizzled tile, zeros past T:
  * wg_load_rows_sw128 specialised to this block. With 16-byte copies thread t copies chunk t % 8 of
  * rows t / 8 + 32 i, so its swizzled chunk (chunk ^ row % 8) is the same in every row it copies and
- * both addresses step by a constant: ~6 instructions a copy instead of the general loop's ~20. */
+ * both addresses step by a constant: a few instructions a copy instead of the general loop's ~20.
+ * Measured on the H200: 102.7 -> 92.9 us a layer, though its hoisted strides cost 60 bytes of
+ * spills at 128 registers (PERF_NOTES.md, "Round 6: attention forward"). */
 __device__ __forceinline__ void fa_fwd_load(bf16 *tile, const bf16 *src, int64_t rs, int row0, int T, int vec) {
     static_assert(FA_FWD_THREADS == 256 && FA_FWD_ROWS == 128 && FA_FWD_KEYS == 128, "fa_fwd_load: 128 rows, 256 threads");
     if (!vec) {
@@ -194,15 +194,13 @@ __device__ __forceinline__ void fa_fwd_load(bf16 *tile, const bf16 *src, int64_t
     }
 }
 
-/* 128 query rows a block (2 warpgroups of 64), 128-key tiles in three buffers: tile j + 1 is copied
- * (cp.async) while the warpgroups work on tile j, into the buffer of tile j - 2, which every
- * warpgroup has finished with by the one barrier a tile. Two blocks (16 warps) per SM, so that one
- * block's softmax runs while the other's MMAs do. */
+/* 128 query rows a block (2 warpgroups of 64), 128-key tiles double-buffered by cp.async; two
+ * blocks (16 warps) per SM, so that one block's softmax runs while the other's MMAs do. */
 __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd(AttnDesc a, int vec) {
 #if WG_AVAILABLE
     FA_DYNAMIC_SHARED(smem);
-    /* every tile 1024-byte aligned (the swizzle's period): Q 128 rows, then K and V, three buffers each */
-    bf16 *Qs = (bf16 *)smem, *Ks = Qs + FA_FWD_ROWS * 64, *Vs = Ks + FA_FWD_STAGES * FA_FWD_KEYS * 64;
+    /* every tile 1024-byte aligned (the swizzle's period): Q 128 rows, then K and V, two buffers each */
+    bf16 *Qs = (bf16 *)smem, *Ks = Qs + FA_FWD_ROWS * 64, *Vs = Ks + 2 * FA_FWD_KEYS * 64;
     /* grid (B*H, query tiles): blocks start in linear order (x fastest), so every head's longest
      * rows (the most key tiles) go first and the short ones fill the tail */
     const int T = a.T, nqt = (T + FA_FWD_ROWS - 1) / FA_FWD_ROWS, qt = nqt - 1 - (int)blockIdx.y;
@@ -223,17 +221,15 @@ __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd
     const int row[2] = {r0 + 16 * w + g, r0 + 16 * w + g + 8};
     const bf16 *Qw = Qs + 64 * 64 * wg; /* the warpgroup's 64 rows (8 row groups of 1024 bytes) */
     for (int kt = 0; kt <= kt_end; kt++) {
-        const int k0 = kt * FA_FWD_KEYS;
-        cp_async_wait<0>(); /* tile kt (and Q) */
-        wg_fence_smem();    /* this thread's copies, visible to the tensor cores after the barrier */
-        __syncthreads();    /* ... landed for all; every warpgroup is done with tile kt - 1 */
-        if (kt < kt_end) {  /* the next tile, into tile kt - 2's buffer */
-            const int nb = (kt + 1) % FA_FWD_STAGES;
-            fa_fwd_load(Ks + nb * FA_FWD_KEYS * 64, kg, a.ks[2], k0 + FA_FWD_KEYS, T, vec);
-            fa_fwd_load(Vs + nb * FA_FWD_KEYS * 64, vg, a.vs[2], k0 + FA_FWD_KEYS, T, vec);
+        const int buf = kt & 1, k0 = kt * FA_FWD_KEYS;
+        if (kt < kt_end) { /* the next tile into the other buffer (every warpgroup left it at the last barrier) */
+            fa_fwd_load(Ks + (buf ^ 1) * FA_FWD_KEYS * 64, kg, a.ks[2], k0 + FA_FWD_KEYS, T, vec);
+            fa_fwd_load(Vs + (buf ^ 1) * FA_FWD_KEYS * 64, vg, a.vs[2], k0 + FA_FWD_KEYS, T, vec);
         }
         cp_async_commit();
-        const int buf = kt % FA_FWD_STAGES;
+        cp_async_wait<1>(); /* all but the newest group: tile kt (and Q) have landed */
+        wg_fence_smem();    /* this thread's copies, visible to the tensor cores after the barrier */
+        __syncthreads();
         const bf16 *Kt = Ks + buf * FA_FWD_KEYS * 64, *Vt = Vs + buf * FA_FWD_KEYS * 64;
         if (r0 < T) { /* (a warpgroup whose rows all lie past T has nothing to do) */
             if (kt < kt_end)
@@ -243,6 +239,7 @@ __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd
             else
                 fa_fwd_tile<128, true>(o, mr, lr, Qw, Kt, Vt, k0, row, T, sl2);
         }
+        __syncthreads(); /* every warpgroup is done with buffer buf before it is refilled */
     }
     fa_fwd_store(a.out + b * a.os[0] + h * a.os[1], a.os[2], a.lse + (int64_t)bh * T, o, mr, lr, row, T, vec);
 #else
