@@ -82,18 +82,6 @@ __device__ __forceinline__ void fa_atomic_add2(float *p, float x, float y) {
 #endif
 }
 
-/* p[0..3] += x, y, z, w (p 16-byte aligned): one vector reduction on sm_90, four elsewhere */
-__device__ __forceinline__ void fa_atomic_add4(float *p, float x, float y, float z, float w) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    atomicAdd((float4 *)p, make_float4(x, y, z, w));
-#else
-    atomicAdd(p, x);
-    atomicAdd(p + 1, y);
-    atomicAdd(p + 2, z);
-    atomicAdd(p + 3, w);
-#endif
-}
-
 __device__ __forceinline__ float bf16_lo(uint32_t u) { return __uint_as_float(u << 16); }
 __device__ __forceinline__ float bf16_hi(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
 

@@ -52,16 +52,18 @@ __global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
 }
 
 /* lse (natural log) and D of query rows [q0, q0 + 64): thread i < 64 reads lse[q0 + i], thread
- * 64 + i D[q0 + i] (0 past T; lse in log2 units, as the scores); fa_rows_store puts it into the
- * shared rows lse_s[0..63], D_s[0..63] (D_s = lse_s + 64 in a buffer of 128). Apart, so that
- * the load's latency hides behind a tile's products. */
+ * 64 + i D[q0 + i] (0 past T); fa_rows_store puts it into the shared rows lse_s[0..63] (in log2
+ * units, as the scores), D_s[0..63] (D_s = lse_s + 64 in a buffer of 128). Apart, so that the
+ * load's latency hides behind a tile's products; the log2 conversion is at the store because an
+ * instruction using the loaded value waits for it (Nsight Compute, run 5: 3.8% of the kernel's
+ * stall samples on that multiply when it followed the load). */
 __device__ __forceinline__ float fa_rows_load(const AttnDesc &a, int64_t base, int q0) {
     const int i = threadIdx.x % 64, t = q0 + i;
     if (threadIdx.x >= 128 || t >= a.T) return 0.0f;
-    return threadIdx.x < 64 ? a.lse[base + t] * FA_LOG2E : a.D[base + t];
+    return threadIdx.x < 64 ? a.lse[base + t] : a.D[base + t];
 }
 __device__ __forceinline__ void fa_rows_store(float *rows, float x) {
-    if (threadIdx.x < 128) rows[threadIdx.x] = x;
+    if (threadIdx.x < 128) rows[threadIdx.x] = threadIdx.x < 64 ? x * FA_LOG2E : x;
 }
 
 
@@ -95,20 +97,42 @@ __device__ __forceinline__ void fa_bwd_prefetch(bf16 *Qn, bf16 *dOn, const AttnD
     }
 }
 
-/* dQ_tile (64 queries from q0 x d columns 32 wg .. 32 wg + 31 of a warpgroup) into the f32 scratch:
- * thread pairs (c, c ^ 1) swap halves with one shuffle so that each holds 4 consecutive columns of
- * one row, and add them with one float4 atomic (sm_90: half the atomics of float2 pairs) */
+/* dQ_tile (64 queries from q0 x d columns 32 wg .. 32 wg + 31 of a warpgroup) into the f32 scratch
+ * by float2 atomics straight from the accumulators (one vector reduction each on sm_90). Pairing
+ * threads by a shuffle for float4 atomics (half the atomics) was 1.6% slower in all (run 5). */
 __device__ __forceinline__ void fa_dq_atomics(const AttnDesc &a, const float dq[16], int64_t base, int q0) {
-    const int wg = threadIdx.x / 128, w = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, g = lane / 4, c = lane % 4;
-    const int odd = c & 1, q = q0 + 16 * w + g + 8 * odd; /* even c: row g, odd c: row g + 8 */
-    float *dst = a.dq + (base + q) * 64 + 32 * wg + 2 * (c & ~1);
+    const int wg = threadIdx.x / 128, w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4, c = threadIdx.x % 4;
     UNROLL
-    for (int j = 0; j < 4; j++) { /* dq[4 j + 2 r + {0, 1}]: query 16 w + g + 8 r, column 32 wg + 8 j + 2 c + {0, 1} */
-        float s0 = odd ? dq[4 * j] : dq[4 * j + 2], s1 = odd ? dq[4 * j + 1] : dq[4 * j + 3];
-        float r0 = __shfl_xor_sync(0xffffffffu, s0, 1), r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
-        float x0 = odd ? r0 : dq[4 * j], x1 = odd ? r1 : dq[4 * j + 1];
-        float x2 = odd ? dq[4 * j + 2] : r0, x3 = odd ? dq[4 * j + 3] : r1;
-        if (q < a.T) fa_atomic_add4(dst + 8 * j, a.scale * x0, a.scale * x1, a.scale * x2, a.scale * x3);
+    for (int r = 0; r < 2; r++) { /* dq[4 j + 2 r + {0, 1}]: query 16 w + g + 8 r, column 32 wg + 8 j + 2 c + {0, 1} */
+        const int q = q0 + 16 * w + g + 8 * r;
+        float *dst = a.dq + (base + q) * 64 + 32 * wg + 2 * c;
+        UNROLL
+        for (int j = 0; j < 4; j++)
+            if (q < a.T) fa_atomic_add2(dst + 8 * j, a.scale * dq[4 * j + 2 * r], a.scale * dq[4 * j + 2 * r + 1]);
+    }
+}
+
+/* A thread's 16 columns (8 j + 2 c, + 1) of accumulator row r (x[4 j + 2 r + {0, 1}]) times s into
+ * the bf16 row p (added to it when acc): 4-byte pairs where the row is 4-byte aligned, else
+ * 2-byte elements. Element by element with 64-bit addressing (as before) the dK and dV stores were
+ * a quarter of the kernel's stall samples (Nsight Compute, run 5). */
+__device__ __forceinline__ void fa_store_row(bf16 *p, const float x[32], int r, float s, int acc) {
+    const int c = threadIdx.x % 4;
+    if ((uintptr_t)p % 4 == 0) {
+        UNROLL
+        for (int j = 0; j < 8; j++) {
+            uint32_t *q = (uint32_t *)(p + 8 * j + 2 * c);
+            const uint32_t o = acc ? *q : 0u; /* + 0 when storing, as the 2-byte path: the same bits */
+            *q = pack_bf16x2(bf16_lo(o) + s * x[4 * j + 2 * r], bf16_hi(o) + s * x[4 * j + 2 * r + 1]);
+        }
+    } else {
+        UNROLL
+        for (int j = 0; j < 8; j++)
+            UNROLL
+            for (int e = 0; e < 2; e++) {
+                bf16 *q = p + 8 * j + 2 * c + e;
+                *q = __float2bfloat16((acc ? __bfloat162float(*q) : 0.0f) + s * x[4 * j + 2 * r + e]);
+            }
     }
 }
 
@@ -207,7 +231,7 @@ __device__ __forceinline__ void fa_bwd_tile(float dk[32], float dv[32], const fl
  * also frees this tile's buffers). One block (8 warps) per SM: the accumulators of dK, dV, S^T,
  * dP^T and dQ alone take 144 registers a thread (231 in all, no spill), so latency is hidden by
  * wgmma's asynchrony, not by other warps. PERF_NOTES.md, "Round 6: attention backward", has the
- * measurements (~372 us a layer at GPT-2 124M's shape against the mma.sync version's 405). */
+ * measurements (~370 us a layer at GPT-2 124M's shape in run 5, the mma.sync version's 405). */
 __global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int vec) {
 #if WG_AVAILABLE
     FA_DYNAMIC_SHARED(smem);
@@ -215,7 +239,7 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int
     float *rows_s = (float *)(dSs + 2 * 128 * 64); /* two buffers of lse (64), D (64) */
     /* grid (B*H, 128-key tiles): the first key tiles have the most query tiles below them and start first */
     const int T = a.T, bh = blockIdx.x, b = bh / a.H, h = bh % a.H, k0 = (int)blockIdx.y * 128;
-    const int wg = fa_warpgroup(), w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4, c = threadIdx.x % 4;
+    const int wg = fa_warpgroup(), w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4;
     const bf16 *qg = a.q + b * a.qs[0] + h * a.qs[1], *kg = a.k + b * a.ks[0] + h * a.ks[1];
     const bf16 *vg = a.v + b * a.vs[0] + h * a.vs[1], *gg = a.g + b * a.gs[0] + h * a.gs[1];
     const float sl2 = a.scale * FA_LOG2E;
@@ -274,23 +298,10 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int
     if (qprev >= 0) fa_dq_atomics(a, dq, base, qprev);
     UNROLL
     for (int r = 0; r < 2; r++) { /* dk[4 j + 2 r + {0, 1}]: key k0 + 64 wg + 16 w + g + 8 r, column 8 j + 2 c */
-        int t = k0 + 64 * wg + 16 * w + g + 8 * r;
+        const int t = k0 + 64 * wg + 16 * w + g + 8 * r;
         if (t >= T) continue;
-        UNROLL
-        for (int j = 0; j < 8; j++) {
-            int d = 8 * j + 2 * c;
-            UNROLL
-            for (int e = 0; e < 2; e++) {
-                if (a.gk) {
-                    bf16 *p = a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2] + d + e;
-                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + a.scale * dk[4 * j + 2 * r + e]);
-                }
-                if (a.gv) {
-                    bf16 *p = a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2] + d + e;
-                    *p = __float2bfloat16((a.acc ? __bfloat162float(*p) : 0.0f) + dv[4 * j + 2 * r + e]);
-                }
-            }
-        }
+        if (a.gk) fa_store_row(a.gk + b * a.gks[0] + h * a.gks[1] + (int64_t)t * a.gks[2], dk, r, a.scale, a.acc);
+        if (a.gv) fa_store_row(a.gv + b * a.gvs[0] + h * a.gvs[1] + (int64_t)t * a.gvs[2], dv, r, 1.0f, a.acc);
     }
 #else
     __trap(); /* wgmma needs sm_90a: the launcher never calls this build */
