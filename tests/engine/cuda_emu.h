@@ -11,11 +11,6 @@
  *             exchange array
  *   WMMA      a fragment holds its whole 16 x 16 tile in every lane (each lane computes the full
  *             product, lane 0 stores it), with a warp barrier around each collective load/store
- *   mma.sync  m16n8k16 bf16 -> f32 with the PTX ISA's per-lane fragment layout: every lane posts
- *             its A, B and C registers, then computes its own four results from all 32 lanes'
- *             (a wrong fragment index in a kernel gives a wrong product here, as on the GPU)
- *   ldmatrix  .x4 and .x4.trans: lanes post their row addresses, then each lane gathers its words
- *             as the PTX ISA defines them; addresses must be 16-byte aligned and in shared memory
  *   wgmma     wgmma.mma_async m64nNk16 bf16 -> f32 (sm_90a): the warpgroup (128 threads) meets at a
  *             barrier, posts A fragments when A comes from registers, and each thread computes its
  *             own accumulators, reading A and B from shared memory through the descriptor as the
@@ -76,8 +71,6 @@ struct emu_block {
     std::barrier<> *block;
     std::barrier<> *warp[32];
     float xchg[32][32];
-    uint32_t wx[32][32][8];   /* warp-collective exchange (mma.sync registers), per warp and lane */
-    const void *wp[32][32];   /* warp-collective exchange (ldmatrix row addresses) */
     std::barrier<> *wgroup[8]; /* per warpgroup (128 threads): wgmma */
     float wga[8][64][16];      /* warpgroup-collective exchange (wgmma's A from registers) */
 };
@@ -219,39 +212,12 @@ void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix
 } // namespace wmma
 } // namespace nvcuda
 
-/* ---- mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: d += a b ----
- * lane = 4 g + t: a0 = A[g][2t, 2t+1], a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9],
- * a3 = A[g+8][2t+8, 2t+9]; b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]; d0, d1 = D[g][2t, 2t+1],
- * d2, d3 = D[g+8][2t, 2t+1]. The lower half of each 32-bit register holds the lower index. */
+/* the low (hi = 0) or high bf16 of a 32-bit register, as a float */
 inline float emu_bf16_half(uint32_t v, int hi) { return __bfloat162float(__nv_bfloat16{(uint16_t)(hi ? v >> 16 : v & 0xffffu)}); }
-inline void mma_m16n8k16_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
-    int w = emu_tid / 32, lane = emu_tid % 32;
-    uint32_t *x = emu_cur->wx[w][lane];
-    for (int i = 0; i < 4; i++) x[i] = a[i];
-    x[4] = b[0], x[5] = b[1];
-    __syncwarp();
-    float A[16][16], B[16][8];
-    for (int L = 0; L < 32; L++) {
-        const uint32_t *y = emu_cur->wx[w][L];
-        int g = L / 4, t = L % 4;
-        for (int j = 0; j < 2; j++) {
-            A[g][2 * t + j] = emu_bf16_half(y[0], j);
-            A[g + 8][2 * t + j] = emu_bf16_half(y[1], j);
-            A[g][2 * t + 8 + j] = emu_bf16_half(y[2], j);
-            A[g + 8][2 * t + 8 + j] = emu_bf16_half(y[3], j);
-            B[2 * t + j][g] = emu_bf16_half(y[4], j);
-            B[2 * t + 8 + j][g] = emu_bf16_half(y[5], j);
-        }
-    }
-    __syncwarp();
-    int g = lane / 4, t = lane % 4;
-    for (int e = 0; e < 4; e++) {
-        int r = g + (e >= 2 ? 8 : 0), c = 2 * t + (e & 1);
-        float acc = d[e];
-        for (int k = 0; k < 16; k++) acc += A[r][k] * B[k][c];
-        d[e] = acc;
-    }
-}
+/* Warpgroup skew (microseconds per warpgroup index, 0: off): each wgmma of warpgroup w first sleeps
+ * w times this, so that warpgroup 0 runs ahead of the others between barriers and a refill of shared
+ * memory that another warpgroup still reads (a missing __syncthreads) meets the poison of cp.async. */
+inline int emu_skew_us = 0;
 
 /* ---- wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (engine/cuda/wgmma.cuh) ----
  * A descriptor holds a shared address (>> 4), the leading and stride byte offsets (>> 4), a base
@@ -292,6 +258,7 @@ template <int N>
 inline void emu_wg_mma(float *d, const uint32_t *areg, uint64_t adesc, bool ta, uint64_t bdesc, bool tb, int acc) {
     const int wg = emu_tid / 128, t = emu_tid % 128, w = t / 32, g = t % 32 / 4, c = t % 4;
     float (*A)[16] = emu_cur->wga[wg];
+    if (emu_skew_us) std::this_thread::sleep_for(std::chrono::microseconds(emu_skew_us * wg));
     emu_cur->wgroup[wg]->arrive_and_wait(); /* every thread is here, and done with the last call's A */
     if (areg)
         for (int j = 0; j < 2; j++) {
@@ -322,10 +289,6 @@ template <int N> inline void wg_wait() {}
 inline void wg_fence_smem() {}
 template <int N> inline void wg_fence_acc(float *) {}
 
-/* Warp skew (microseconds per warp index, 0: off): each ldmatrix of warp w first sleeps w times
- * this, so that warp 0 runs ahead of the others between barriers and a refill of shared memory
- * that some warp still reads (a missing __syncthreads) meets the poison of cp.async. */
-inline int emu_skew_us = 0;
 
 inline void emu_check_shared(const void *p, size_t bytes, const char *what) {
     const unsigned char *c = (const unsigned char *)p;
@@ -334,29 +297,6 @@ inline void emu_check_shared(const void *p, size_t bytes, const char *what) {
         abort();
     }
 }
-
-/* ---- ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 ----
- * lanes 8i .. 8i + 7 give the row addresses of matrix i (8 rows of 8 b16); lane = 4 g + t gets
- * r[i] = M_i[g][2t, 2t+1], or with .trans M_i[2t][g], M_i[2t+1][g] */
-inline void emu_ldmatrix_x4(uint32_t r[4], const void *p, bool trans) {
-    int w = emu_tid / 32, lane = emu_tid % 32;
-    if (emu_skew_us) std::this_thread::sleep_for(std::chrono::microseconds(emu_skew_us * w));
-    emu_check_shared(p, 16, "ldmatrix");
-    emu_cur->wp[w][lane] = p;
-    __syncwarp();
-    int g = lane / 4, t = lane % 4;
-    for (int i = 0; i < 4; i++) {
-        uint16_t v[2];
-        for (int j = 0; j < 2; j++) {
-            const uint16_t *row = (const uint16_t *)emu_cur->wp[w][8 * i + (trans ? 2 * t + j : g)];
-            v[j] = row[trans ? g : 2 * t + j];
-        }
-        r[i] = (uint32_t)v[0] | (uint32_t)v[1] << 16;
-    }
-    __syncwarp();
-}
-inline void ldmatrix_x4(uint32_t r[4], const void *p) { emu_ldmatrix_x4(r, p, false); }
-inline void ldmatrix_x4_trans(uint32_t r[4], const void *p) { emu_ldmatrix_x4(r, p, true); }
 
 /* ---- cp.async.cg.shared.global 16 bytes (zero-filled when !valid), commit_group, wait_group ---- */
 struct emu_cp {

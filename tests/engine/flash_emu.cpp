@@ -4,7 +4,7 @@
  * reference. It checks the kernels' indexing, masking, online softmax and the backward pass's
  * products where no GPU is (CI); tests/engine/gpu_ops.c checks them on the GPU itself.
  *
- * The emulation of threads, warps, mma.sync, ldmatrix and cp.async is cuda_emu.h's. Slow, but the
+ * The emulation of threads, warps, warpgroups, wgmma and cp.async is cuda_emu.h's. Slow, but the
  * shapes are small.
  */
 #include <algorithm>
@@ -162,8 +162,8 @@ int main(void) {
     (check(2, 1, 1, 1, 0) ? passed : failed)++;  /* one token */
     (check(1, 2, 300, 0, 0) ? passed : failed)++;
     (check(1, 1, 130, 0, 1, 1) ? passed : failed)++; /* gradient rows 2-byte aligned */
-    /* again with warps out of step (cuda_emu.h's skew): a missing barrier before a tile is
-     * refilled lets warp 0 poison what the others still read; several query tiles */
+    /* again with warpgroups out of step (cuda_emu.h's skew): a missing barrier before a tile is
+     * refilled lets warpgroup 0 poison what the other still reads; several query tiles */
     emu_skew_us = 30;
     (check(1, 1, 200, 1, 0) ? passed : failed)++;
     (check(1, 1, 260, 1, 1) ? passed : failed)++;
