@@ -136,6 +136,16 @@ __device__ __forceinline__ void fa_store_row(bf16 *p, const float x[32], int r, 
     }
 }
 
+/* 64 x 64 accumulators (element 4 j + e: row 8 (e / 2) + .., column 8 j + 2 c + e % 2) as the bf16
+ * A fragments of four 16-column k-steps of a register-operand wgmma: an m64n8 accumulator pair has
+ * the fragment's layout */
+__device__ __forceinline__ void fa_acc_to_frags(uint32_t f[4][4], const float x[32]) {
+    UNROLL
+    for (int s = 0; s < 4; s++)
+        UNROLL
+        for (int i = 0; i < 4; i++) f[s][i] = pack_bf16x2(x[8 * s + 2 * i], x[8 * s + 2 * i + 1]);
+}
+
 /* A tile's wgmma operand descriptors at k-step 0 (k, v: this warpgroup's 64 key rows; q, do: the
  * query tile, K-major for S^T and dP^T, MN-major for dK and dV); k-step s is + s * step (the start
  * address moves 32 bytes along a K-major row, 16 rows down an MN-major tile), two instructions
@@ -190,10 +200,7 @@ __device__ __forceinline__ void fa_bwd_tile(float dk[32], float dv[32], const fl
                 st[4 * j + e] = p;
             }
         }
-        UNROLL
-        for (int s = 0; s < 4; s++)
-            UNROLL
-            for (int i = 0; i < 4; i++) pf[s][i] = pack_bf16x2(st[8 * s + 2 * i], st[8 * s + 2 * i + 1]);
+        fa_acc_to_frags(pf, st);
         wg_fence();
         UNROLL
         for (int s = 0; s < 4; s++) wg_mma_rs<64, 1>(dv, pf[s], d.do_mn + s * d.step_mn, 1); /* dV += P^T dO */
@@ -205,10 +212,7 @@ __device__ __forceinline__ void fa_bwd_tile(float dk[32], float dv[32], const fl
             UNROLL
             for (int e = 0; e < 4; e++) dpt[4 * j + e] = st[4 * j + e] * (dpt[4 * j + e] - (e & 1 ? dz.y : dz.x));
         }
-        UNROLL
-        for (int s = 0; s < 4; s++)
-            UNROLL
-            for (int i = 0; i < 4; i++) f[s][i] = pack_bf16x2(dpt[8 * s + 2 * i], dpt[8 * s + 2 * i + 1]);
+        fa_acc_to_frags(f, dpt);
         wg_fence();
         UNROLL
         for (int s = 0; s < 4; s++) wg_mma_rs<64, 1>(dk, f[s], d.q_mn + s * d.step_mn, 1); /* dK += dS^T Q (scaled at the end) */
