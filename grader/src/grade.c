@@ -73,16 +73,16 @@ int wb_grade_time_values(wb_graded_fact *g, const double *values, const double *
         g->right = n > 0 && wb_time_within(g->predicted_us, g->actual_us, g->tolerance);
         return 0;
     }
-    /* bound: the rule per occurrence; right when every occurrence has the predicted bound */
-    int agree = n > 0;
+    /* bound: the rule applied to the medians of the occurrences' GPU and wall times, the same
+     * medians gpu_us and wall_us grade. One occurrence the host held up (a CUPTI buffer flush, the
+     * scheduler) doubles that occurrence's wall time and would make it "overhead"; judging every
+     * occurrence apart graded such a run wrong by chance (lesson 03's gate_proj: 1 run in 3 live on
+     * the H200, 2026-12-01). Each occurrence's own bound stays in per_occurrence for the report. */
     wb_bound_inputs in;
-    for (size_t k = 0; k < n; k++) {
-        g->per_occurrence[k] = wb_bound_of(gpu_us[k], wall_us[k], work, cal, &in);
-        if (g->per_occurrence[k] != g->per_occurrence[0]) agree = 0;
-    }
-    wb_bound_of(wb_median(gpu_us, n), wb_median(wall_us, n), work, cal, &g->bound);
-    g->actual = agree ? g->per_occurrence[0] : -1;
-    g->right = agree && g->actual == g->predicted;
+    for (size_t k = 0; k < n; k++) g->per_occurrence[k] = wb_bound_of(gpu_us[k], wall_us[k], work, cal, &in);
+    int median_bound = wb_bound_of(wb_median(gpu_us, n), wb_median(wall_us, n), work, cal, &g->bound);
+    g->actual = n ? median_bound : -1;
+    g->right = n > 0 && g->actual == g->predicted;
     return 0;
 }
 

@@ -218,6 +218,33 @@ Test(time_facts, bound_follows_the_documented_rule) {
     cr_assert_eq(wb_bound_of(3, 0, &w, &cal, &in), WB_BOUND_COMPUTE);
 }
 
+/* Lesson 03's gate_proj live on the H200 (2026-12-01): three occurrences of a compute-bound GEMM,
+ * one of them held up on the host (its wall time doubled). The bound is that of the medians, so
+ * the held-up occurrence is reported but does not decide the fact; a majority of held-up
+ * occurrences does. */
+Test(time_facts, bound_is_judged_on_the_medians_not_on_one_held_up_occurrence) {
+    wb_work w = {.flops = 38.7e9, .bytes = 67e6}; /* compute floor 48.4 us, memory floor 16 us */
+    wb_calibration cal = {.present = 1, .copy_bytes_per_s = 4.2e12, .matrix_flops_per_s = 800e12};
+    wb_fact f = {.kind = WB_FACT_BOUND, .label = "bound", .predicted = WB_BOUND_COMPUTE};
+    const double gpu[3] = {56.6, 57.0, 56.9};
+    const struct { double wall[3]; int median_bound; } cases[] = {
+        {{61.0, 130.0, 60.5}, WB_BOUND_COMPUTE},  /* one occurrence held up: median wall 61 */
+        {{130.0, 61.0, 125.0}, WB_BOUND_OVERHEAD}, /* two of three: median wall 125, GPU under half */
+    };
+    for (size_t i = 0; i < 2; i++) {
+        wb_graded_fact g = {.fact = &f, .predicted = f.predicted};
+        cr_assert_eq(wb_grade_time_values(&g, NULL, gpu, cases[i].wall, 3, &w, &cal), 0);
+        cr_assert_eq(g.actual, cases[i].median_bound, "case %zu: got %s", i, wb_bound_name((int)g.actual));
+        cr_assert_eq(g.right, cases[i].median_bound == WB_BOUND_COMPUTE);
+        cr_assert_eq(g.per_occurrence[i == 0 ? 1 : 0], WB_BOUND_OVERHEAD, "each occurrence keeps its own bound");
+        cr_assert_eq(g.per_occurrence[i == 0 ? 0 : 1], WB_BOUND_COMPUTE);
+        cr_assert_float_eq(g.bound.wall_us, cases[i].wall[i == 0 ? 0 : 2], 1e-9, "the rule's numbers are the medians");
+        free(g.per_occurrence);
+        free(g.gpu_us);
+        free(g.wall_us);
+    }
+}
+
 Test(time_facts, bound_is_graded_per_occurrence_against_the_recordings_ceilings) {
     lesson_fixture fx;
     lesson_with(&fx, WORK);
