@@ -16,11 +16,16 @@
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "cuda/cuda_common.cuh"
+#include "cuda/attention.cuh"
 
 namespace mma { /* its own namespace: the engine's kernels of the same names stay apart */
 #include "flash_attn_mma.cuh"
 }
+
+/* the backward's pre and finish kernels, the engine's (attention_backward.cu), which the mma.sync
+ * version launched too */
+__global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec);
+__global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec);
 
 static int iters = 20;
 
@@ -57,10 +62,8 @@ __global__ void k_fill_random(bf16 *p, size_t n, uint64_t seed, float amp) {
     p[i] = __float2bfloat16(amp * ((float)(x >> 40) / (float)(1u << 24) * 2.0f - 1.0f));
 }
 
-/* one descriptor layout for both namespaces' kernels (the same struct, declared twice) */
-template <typename Desc>
-static Desc make_desc(bf16 *qkv, bf16 *out, bf16 *g, bf16 *gqkv, float *lse, float *D, float *dq, int B, int H, int T) {
-    Desc a;
+static AttnDesc make_desc(bf16 *qkv, bf16 *out, bf16 *g, bf16 *gqkv, float *lse, float *D, float *dq, int B, int H, int T) {
+    AttnDesc a;
     memset(&a, 0, sizeof a);
     const int64_t C = (int64_t)H * 64;
     a.q = qkv, a.k = qkv + C, a.v = qkv + 2 * C, a.out = out, a.o = out, a.g = g, a.lse = lse, a.D = D, a.dq = dq;
@@ -118,7 +121,7 @@ int main(int argc, char **argv) {
            B, H, T, iters, fwd_flop / 1e9, bwd_flop / 1e9);
     CK(cudaFuncSetAttribute(mma::k_flash_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_FWD_SMEM));
     CK(cudaFuncSetAttribute(mma::k_flash_bwd, cudaFuncAttributeMaxDynamicSharedMemorySize, FA_BWD_SMEM));
-    mma::AttnDesc am = make_desc<mma::AttnDesc>(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
+    AttnDesc am = make_desc(qkv, out_ref, g, gqkv_ref, lse_ref, D, dq, B, H, T);
     const int64_t sq = 3 * C, sbq = (int64_t)T * 3 * C, so = C, sbo = (int64_t)T * C; /* t and b strides */
     const wb_tensor q = view4(qkv, B, H, T, sbq, 64, sq), k = view4(qkv + C, B, H, T, sbq, 64, sq);
     const wb_tensor v = view4(qkv + 2 * C, B, H, T, sbq, 64, sq), o = view4(out, B, H, T, sbo, 64, so);
@@ -152,10 +155,10 @@ int main(int argc, char **argv) {
     /* ---- backward, both from the mma.sync forward's out and lse ---- */
     const unsigned pre_blocks = blocks_for(rows, 32), fin_blocks = blocks_for(rows * 8, 256);
     auto mma_bwd = [&] {
-        mma::k_flash_bwd_pre<<<pre_blocks, 256>>>(am, rows, 1);
+        k_flash_bwd_pre<<<pre_blocks, 256>>>(am, rows, 1);
         CK(cudaMemsetAsync(dq, 0, (size_t)rows * 64 * 4));
         mma::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(am, 1);
-        mma::k_flash_dq_finish<<<fin_blocks, 256>>>(am, rows * 8, 1);
+        k_flash_dq_finish<<<fin_blocks, 256>>>(am, rows * 8, 1);
     };
     double t_mma_main = time_us([&] { mma::k_flash_bwd<<<gb, FA_BWD_THREADS, FA_BWD_SMEM>>>(am, 1); });
     double t_mma_bwd = time_us(mma_bwd);

@@ -4,26 +4,19 @@
  * attention_backward.cu then), kept for bench_flash_attn to time the engine's current kernels
  * against in the same run. Not built into anything else. Measurements: PERF_NOTES.md, "Round 4:
  * attention"; round 3's kernels (the comparison before) are in git history at 498a0d4.
+ *
+ * Only what round 6 changed is kept here: the two main kernels and their mma.sync helpers. The
+ * call's descriptor, the copy and conversion instructions (engine/cuda/attention.cuh) and the
+ * backward's pre and finish kernels (k_flash_bwd_pre, k_flash_dq_finish in attention_backward.cu)
+ * are the engine's own, unchanged since then; the includer includes attention.cuh first.
  */
 
 #define FA_LDS 72                 /* shared tile row stride in bf16 elements */
 #define FA_TILE (64 * FA_LDS)     /* one 64 x 64 tile */
-#define FA_LOG2E 1.4426950408889634f
-
-struct AttnDesc {
-    const bf16 *q, *k, *v, *g, *o; /* g: the output's gradient (backward only) */
-    bf16 *out, *gq, *gk, *gv;      /* out: forward; gq, gk, gv: backward (may be NULL) */
-    float *lse, *D, *dq;           /* (B*H*T), (B*H*T), (B*H*T, 64) */
-    int64_t qs[3], ks[3], vs[3], gs[3], os[3], gqs[3], gks[3], gvs[3]; /* strides of b, h, t */
-    int H, T;
-    float scale;
-    int acc;                       /* backward: gq, gk, gv += (1) or = (0) */
-};
 
 /* ---------------------------------------------------------------------------------------------
- * the instructions (PTX on the GPU; tests/engine/cuda_emu.h emulates the same functions)
+ * the mma.sync and ldmatrix instructions
  * ------------------------------------------------------------------------------------------ */
-#ifndef WB_CUDA_EMULATION
 /* d += a b: A 16 x 16 row-major, B 16 x 8 column-major, bf16 in, f32 accumulate */
 __device__ __forceinline__ void mma_m16n8k16_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
@@ -41,38 +34,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void *p) 
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
 }
-/* 16 bytes global -> shared through L2 only; zeros when !valid (src-size 0: src is not read) */
-__device__ __forceinline__ void cp_async_16(void *dst, const void *src, bool valid) {
-    uint32_t s = (uint32_t)__cvta_generic_to_shared(dst);
-    int n = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-__device__ __forceinline__ float fa_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi); /* .x (lo) in the lower half */
-    return *(uint32_t *)&v;
-}
-#endif
-
-/* p[0] += x, p[1] += y (p 8-byte aligned): one vector reduction on sm_90, two elsewhere */
-__device__ __forceinline__ void fa_atomic_add2(float *p, float x, float y) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    atomicAdd((float2 *)p, make_float2(x, y));
-#else
-    atomicAdd(p, x);
-    atomicAdd(p + 1, y);
-#endif
-}
-
-__device__ __forceinline__ float bf16_lo(uint32_t u) { return __uint_as_float(u << 16); }
-__device__ __forceinline__ float bf16_hi(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
 
 /* rows [row0, row0 + 64) of a (T, 64) bf16 matrix with row stride rs into a shared tile, zeros
  * past T. vec: 16-byte cp.async (the caller commits and waits); else plain 2-byte copies. */
@@ -325,29 +286,6 @@ __global__ void __launch_bounds__(FA_FWD_THREADS, FA_FWD_MIN_BLOCKS) k_flash_fwd
 static inline dim3 fa_bwd_grid(int64_t BH, int64_t T) { return dim3((unsigned)BH, (unsigned)((T + 127) / 128)); }
 
 
-/* D[row] = sum_d dO[row, d] * O[row, d]: 8 lanes a row, 16-byte loads when vec */
-__global__ void k_flash_bwd_pre(AttnDesc a, int64_t rows, int vec) {
-    int64_t row = blockIdx.x * (int64_t)(blockDim.x / 8) + threadIdx.x / 8;
-    int sub = threadIdx.x % 8; /* 8 columns each */
-    float s = 0.0f;
-    if (row < rows) {
-        int64_t bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
-        const bf16 *g = a.g + b * a.gs[0] + h * a.gs[1] + t * a.gs[2] + sub * 8;
-        const bf16 *o = a.o + b * a.os[0] + h * a.os[1] + t * a.os[2] + sub * 8;
-        if (vec) {
-            uint4 gv = *(const uint4 *)g, ov = *(const uint4 *)o;
-            const uint32_t gw[4] = {gv.x, gv.y, gv.z, gv.w}, ow[4] = {ov.x, ov.y, ov.z, ov.w};
-            UNROLL
-            for (int k = 0; k < 4; k++) s += bf16_lo(gw[k]) * bf16_lo(ow[k]) + bf16_hi(gw[k]) * bf16_hi(ow[k]);
-        } else {
-            for (int k = 0; k < 8; k++) s += __bfloat162float(g[k]) * __bfloat162float(o[k]);
-        }
-    }
-    s += __shfl_xor_sync(0xffffffffu, s, 1);
-    s += __shfl_xor_sync(0xffffffffu, s, 2);
-    s += __shfl_xor_sync(0xffffffffu, s, 4);
-    if (row < rows && sub == 0) a.D[row] = s;
-}
 
 /* lse (natural log) and D of query rows [q0, q0 + 64) into shared memory (0 past T) */
 __device__ __forceinline__ void fa_load_rows(float *lse_s, float *D_s, const AttnDesc &a, int64_t base, int q0) {
@@ -515,33 +453,4 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, FA_BWD_MIN_BLOCKS) k_flash_bwd
             }
         }
     }
-}
-
-
-/* gq (+)= dq (the f32 atomics' sum), through gq's strides: 8 columns a thread. vec (gq's rows
- * 16-byte aligned): one 16-byte read-modify-write of gq and two 16-byte loads of dq per thread,
- * 32-bit index math (the host passes vec only when every row index fits); else 2-byte accesses.
- * Round 1 had only the 2-byte path: 110 us per call at GPT-2 124M instead of ~30. */
-__global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
-    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (i >= n8) return;
-    if (vec) {
-        const uint32_t u = (uint32_t)i, row = u >> 3, c = (u & 7u) * 8u, T = (uint32_t)a.T, H = (uint32_t)a.H;
-        const uint32_t bh = row / T, t = row - bh * T, b = bh / H, h = bh - b * H;
-        bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
-        const uint4 *s = (const uint4 *)(a.dq + (int64_t)row * 64 + c);
-        uint4 s0 = s[0], s1 = s[1], gv = a.acc ? *(const uint4 *)p : make_uint4(0, 0, 0, 0);
-        const uint32_t sw[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w}, gw[4] = {gv.x, gv.y, gv.z, gv.w};
-        uint32_t o[4];
-        UNROLL
-        for (int k = 0; k < 4; k++)
-            o[k] = pack_bf16x2(bf16_lo(gw[k]) + __uint_as_float(sw[2 * k]), bf16_hi(gw[k]) + __uint_as_float(sw[2 * k + 1]));
-        *(uint4 *)p = make_uint4(o[0], o[1], o[2], o[3]);
-        return;
-    }
-    int64_t c = (i % 8) * 8, row = i / 8, bh = row / a.T, t = row % a.T, b = bh / a.H, h = bh % a.H;
-    bf16 *p = a.gq + b * a.gqs[0] + h * a.gqs[1] + t * a.gqs[2] + c;
-    const float *s = a.dq + row * 64 + c;
-    UNROLL
-    for (int k = 0; k < 8; k++) p[k] = __float2bfloat16((a.acc ? __bfloat162float(p[k]) : 0.0f) + s[k]);
 }
