@@ -18,6 +18,7 @@
 #include "course.h"
 #include "device.h"
 #include "grade.h"
+#include "grading_facts.h"
 #include "learner_files.h"
 #include "lesson.h"
 #include "lesson_ref.h"
@@ -662,8 +663,13 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         wb_variant_score scores[64];
-        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
+        json_t *facts = wb_grading_facts_json(&grade, &lesson);
+        const wb_capture *captured = rec.n_runs ? &rec.runs[0].capture : NULL;
+        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
+                        facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL};
+        if (!rc && !facts) rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
         if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
+        json_decref(facts);
         wb_grade_free(&grade);
         if (!rc) rc = graded_rc;
     }

@@ -36,6 +36,11 @@ int cmd_reset(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 extern const char RESET_USAGE[], RELEASE_USAGE[];
 
+/* The instructor's cohort (docs/gradebook.md): cmd_submit.c (the learner's side), cmd_gradebook.c. */
+int cmd_submit(int argc, char **argv);
+int cmd_gradebook(int argc, char **argv);
+extern const char SUBMIT_USAGE[], GRADEBOOK_USAGE[];
+
 /* Shared by commands: "--replay [TRACE]" where TRACE is optional. Returns 1 when argv[*i] is
  * --replay or --replay=TRACE, advancing *i past a separate TRACE argument. */
 int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace);

@@ -21,6 +21,8 @@ static const wb_command COMMANDS[] = {
     {"new", cmd_new, "start a new lesson: program skeleton, lesson.yaml, template, answer key", NEW_USAGE},
     {"template", cmd_template, "print a lesson's predictions template, made from its lesson.yaml", TEMPLATE_USAGE},
     {"release", cmd_release, "write a learner's copy of the course: answer keys sealed, drafts left out", RELEASE_USAGE},
+    {"submit", cmd_submit, "your submission for the instructor: each fact's first and latest grading", SUBMIT_USAGE},
+    {"gradebook", cmd_gradebook, "instructors: import submissions, regrade them, report per question", GRADEBOOK_USAGE},
     {"lint", cmd_lint, "check lessons: lesson.yaml, template, answer key and recordings agree", LINT_USAGE},
 };
 
@@ -34,7 +36,7 @@ static void usage(FILE *f) {
                "Predict what a lesson's GPU program launches, then check it under CUPTI.\n\ncommands:\n");
     int n;
     const wb_command *c = wb_commands(&n);
-    for (int i = 0; i < n; i++) fprintf(f, "  %-8s %s\n", c[i].name, c[i].summary);
+    for (int i = 0; i < n; i++) fprintf(f, "  %-9s %s\n", c[i].name, c[i].summary);
     fprintf(f, "\n`grader COMMAND --help` shows a command's options; docs/grader.md has the details.\n"
                "exit codes: 0 all right, 1 some fact wrong, 2 bad usage or input, 3 lesson failed or capture\n"
                "incomplete\n");

@@ -106,7 +106,7 @@ static long long get_int(json_t *o, const char *key) {
 
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err) {
-    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source};
+    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source, NULL, NULL, NULL};
     return wb_progress_record_grading(state_dir, lesson, &g, err);
 }
 
@@ -131,6 +131,35 @@ static void first_by_variant(json_t *e, const wb_grading *g, size_t *right, size
     }
 }
 
+/* Each graded fact's latest grading replaces the one before; its first stays. */
+static void keep_facts(json_t *e, const wb_grading *g, const char *now) {
+    json_t *questions = json_object_get(e, "questions");
+    if (!json_is_object(questions)) json_object_set_new(e, "questions", questions = json_object());
+    const char *id, *label;
+    json_t *q, *f;
+    json_object_foreach(g->facts, id, q) {
+        json_t *kept = json_object_get(questions, id);
+        if (!json_is_object(kept)) json_object_set_new(questions, id, kept = json_object());
+        const char *k;
+        json_t *v;
+        json_object_foreach(q, k, v) /* variant, range, rank: as first graded */
+            if (strcmp(k, "facts") && !json_object_get(kept, k)) json_object_set(kept, k, v);
+        json_t *facts = json_object_get(kept, "facts");
+        if (!json_is_object(facts)) json_object_set_new(kept, "facts", facts = json_object());
+        json_object_foreach(json_object_get(q, "facts"), label, f) {
+            json_t *result = json_deep_copy(f);
+            json_object_set_new(result, "graded_at", json_string(now));
+            json_object_set_new(result, "source", json_string(g->source));
+            json_object_set_new(result, "arch", json_string(g->arch ? g->arch : ""));
+            json_object_set_new(result, "gpu", json_string(g->gpu ? g->gpu : ""));
+            json_t *fact = json_object_get(facts, label);
+            if (!json_is_object(fact)) json_object_set_new(facts, label, fact = json_object());
+            if (!json_object_get(fact, "first")) json_object_set(fact, "first", result);
+            json_object_set_new(fact, "latest", result);
+        }
+    }
+}
+
 static int record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
@@ -140,6 +169,7 @@ static int record_grading(const char *state_dir, const char *lesson, const wb_gr
     int first = !json_object_get(e, "first_total");
     size_t first_right, first_total;
     first_by_variant(e, g, &first_right, &first_total);
+    if (g->facts) keep_facts(e, g, now);
     if (g->partial) {
         /* the lesson's own state and scores are a full grading's */
         json_t *parts = json_object_get(e, "variants_graded");

@@ -6,7 +6,12 @@
  *    "lessons": {"01_matmul_add": {"state": "graded", "right": 5, "total": 6,
  *                                  "first_right": 4, "first_total": 6, "attempts": 2,
  *                                  "predictions_hash": "fnv1a64:...", "graded_at": "...",
- *                                  "source": "live", "revealed_without_predictions": false}}}
+ *                                  "source": "live", "revealed_without_predictions": false,
+ *                                  "questions": {"eager-kernels": {"variant": "eager", "range": "mm",
+ *                                      "rank": -1, "facts": {"kernels": {"first": {...}, "latest": {...}}}}}}}}
+ *
+ * A fact's "first" and "latest" gradings hold the value predicted, the value captured, right, when,
+ * live or replay, and the GPU (grading_facts.h); the first is never replaced, not even by a reset.
  *
  * States: "predicted" (a complete predictions file was seen but not graded), "graded",
  * "revealed" (the trace was shown with --reveal before any grading), "reset" (`grader reset`
@@ -49,6 +54,10 @@ typedef struct {
     size_t n_variants;
     int partial;
     const char *predictions_hash, *source;
+    /* Each graded fact (grading_facts.h), kept per fact under "questions": its first grading stays,
+     * its latest is replaced, so that `grader submit` can hand in the first try. NULL: none. */
+    json_t *facts;
+    const char *arch, *gpu; /* what was captured: "sm_90", "NVIDIA H200" */
 } wb_grading;
 int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err);
 /* `grader reset`: the lesson starts again from its template; scores and reveals are kept. */
