@@ -89,7 +89,7 @@ void wb_gb_report_html(FILE *f, const wb_gb_report *r) {
           "tr.question td{font-weight:600;border-top:1px solid #ddd;background:#f6f6f6}tr.fact td.label{padding-left:24px}\n"
           "td.num{text-align:right;font-variant-numeric:tabular-nums}td.share{white-space:nowrap}\n"
           ".bar{display:inline-block;height:10px;background:#3a7bd5;vertical-align:middle}\n"
-          ".flag{font-size:12px;padding:1px 5px;border-radius:3px;color:#fff}.missed{background:#c0392b}.flat{background:#8e6c00}\n"
+          ".flag{font-size:12px;padding:1px 5px;border-radius:3px;color:#fff;white-space:nowrap}.missed{background:#c0392b}.flat{background:#8e6c00}\n"
           "p.rule{max-width:60em;color:#444}\n</style></head><body>\n<h1>Gradebook</h1>\n", f);
     fprintf(f, "<p id=\"summary\" data-learners=\"%ld\" data-submissions=\"%ld\">%ld learners, %ld submissions; course <code>",
             r->learners, r->submissions, r->learners, r->submissions);
@@ -124,7 +124,7 @@ void wb_gb_report_html(FILE *f, const wb_gb_report *r) {
             share_cell(f, x->all_right_share);
             disc_cell(f, x->discrimination);
             flags_cell(f, x->flags);
-            fputs("<td>every fact right</td></tr>\n", f);
+            fputs("<td class=\"note\">share: every fact right</td></tr>\n", f);
             for (size_t k = 0; k < x->n_facts; k++) fact_row(f, l, x, &x->facts[k]);
         }
         fputs("</table>\n<details><summary>Learners' scores</summary>\n<table class=\"learners\"><tr><th>learner</th>"

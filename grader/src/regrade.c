@@ -292,6 +292,12 @@ int wb_regrade(wb_regrader *r, const char *path, json_t *lesson, const char *try
     if (!l) return err->code;
     if (collect(lesson, try, out)) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
     int rc = 0;
+    /* the gradebook's statistics are per question of the course: none other may come in */
+    for (size_t i = 0; i < out->n && !rc; i++)
+        if (!wb_lesson_question(&l->lesson, out->facts[i].question))
+            rc = wb_fail(err, WB_EXIT_INPUT, "%s: lesson %s has no question '%s' (its lesson.yaml asks others): it is not a "
+                         "submission of this course; ask the learner to run grader submit again", path, name,
+                         out->facts[i].question);
     /* each architecture the gradings name, in order of first appearance */
     for (size_t i = 0; i < out->n && !rc; i++) {
         const char *arch = out->facts[i].arch;

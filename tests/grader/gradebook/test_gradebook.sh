@@ -1,0 +1,135 @@
+#!/bin/bash
+# test_gradebook.sh GRADER: the instructor's gradebook on a synthetic cohort of the checkout's
+# course (gen_cohort.py, fixed seed; docs/gradebook.md).
+#
+#   1. import the cohort; every figure of the JSON report equals check_report.py's own
+#      computation from what the generator made each learner answer (json and sqlite3 only)
+#   2. bad submissions (cut short, of another course, oversized, tampered score, a field that is
+#      no GPU architecture, a newer format) exit 2 naming the file and leave the gradebook as it
+#      was, byte for byte of its dump; the same file again exits 0 and changes nothing
+#   3. two imports at once (and a third of the same files) into a new gradebook: none fails, every
+#      learner is there once, the file passes SQLite's integrity check
+#   4. the text report fits 80 columns; the CSV report parses (RFC 4180, CRLF) and agrees with the
+#      JSON report; a gradebook that does not exist, or is no gradebook, exits 2 naming it
+. "$(dirname "$0")/../cli/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+export WB_ROOT=$SRC
+LEARNERS=${WB_GRADEBOOK_LEARNERS:-60}
+
+python3 "$HERE/gen_cohort.py" "$GRADER" "$SRC" "$WORK/cohort" "$LEARNERS" 23 || { fail "gen_cohort.py failed"; finish; }
+SUBS=$WORK/cohort/submissions
+DB=$WORK/gb.db
+
+# ---- 1. the cohort, and every figure of the report ------------------------------------------------
+out=$("$GRADER" gradebook import "$SUBS" --db "$DB" 2>&1); rc=$?
+expect_rc 0 $rc "import of the cohort"
+contains "$out" "$LEARNERS imported, 0 already there, 0 refused" "import of the cohort"
+contains "$out" "facts unverified (no recording or key for the learner's GPU)" "import of an sm_80 learner"
+"$GRADER" gradebook report --db "$DB" --format json >"$WORK/report.json"; rc=$?
+expect_rc 0 $rc "report --format json"
+python3 "$HERE/check_report.py" "$WORK/cohort/truth.json" "$WORK/report.json" "$DB" || fail "the report's figures are not the cohort's"
+
+# ---- 2. bad submissions leave the gradebook as it was ------------------------------------------
+dump() { python3 -c 'import sqlite3, sys; print("\n".join(sqlite3.connect(sys.argv[1]).iterdump()))' "$DB" | sha256sum; }
+before=$(dump)
+refused() { # FILE WHAT WORDS: import exits 2, names FILE, says WORDS; the gradebook is unchanged
+    local out rc
+    out=$("$GRADER" gradebook import "$1" --db "$DB" 2>&1); rc=$?
+    expect_rc 2 $rc "$2"
+    contains "$out" "$1" "$2 (the file named)"
+    contains "$out" "$3" "$2"
+    contains "$out" "0 imported, 0 already there, 1 refused" "$2"
+    [ "$(dump)" = "$before" ] || fail "$2: the gradebook changed"
+}
+mkdir -p "$WORK/bad"
+good=$SUBS/learner-001.json
+head -c 20000 "$good" >"$WORK/bad/truncated.json"
+refused "$WORK/bad/truncated.json" "a truncated submission" "not a JSON document"
+python3 - "$good" "$WORK/bad" <<'PY'
+import json, sys
+sub = json.load(open(sys.argv[1]))
+def write(name, s):
+    json.dump(s, open("%s/%s.json" % (sys.argv[2], name), "w"), indent=1, sort_keys=True)
+s = json.loads(json.dumps(sub)); s["course"]["id"] = "sha256:" + "0" * 64; write("wrong-course", s)
+s = json.loads(json.dumps(sub)); s["learner"] = "Mallory"
+# the first replayed fact graded wrong at the first try, submitted as right
+f = next(f for l in s["lessons"] for q in l["questions"] for f in q["facts"] if not f["first"]["right"])
+f["first"]["right"] = True; write("tampered", s)
+s = json.loads(json.dumps(sub)); s["learner"] = "Eve"
+s["lessons"][0]["questions"][0]["facts"][0]["first"]["arch"] = "../../../etc/passwd"; write("bad-arch", s)
+s = json.loads(json.dumps(sub)); s["version"] = 2; write("newer", s)
+s = json.loads(json.dumps(sub)); s["learner"] = "Trudy"
+s["lessons"][0]["questions"][0]["id"] = "no-such-question"; write("unknown-question", s)
+# a valid submission padded past the 4 MiB bound
+open("%s/oversized.json" % sys.argv[2], "w").write(json.dumps(sub) + " " * (4 << 20))
+PY
+refused "$WORK/bad/wrong-course.json" "a submission of another course" "made against another course"
+refused "$WORK/bad/tampered.json" "a tampered score" "changed after grader submit wrote it"
+refused "$WORK/bad/bad-arch.json" "an architecture that is a path" "'arch' is no GPU architecture"
+refused "$WORK/bad/newer.json" "a newer submission format" "version 2 of the submission format"
+refused "$WORK/bad/unknown-question.json" "a question the lesson does not ask" "no-such-question"
+refused "$WORK/bad/oversized.json" "an oversized submission" "larger than"
+out=$("$GRADER" gradebook import "$good" --db "$DB" 2>&1); rc=$?
+expect_rc 0 $rc "the same submission again"
+contains "$out" "already in the gradebook (the same file), nothing changed" "the same submission again"
+[ "$(dump)" = "$before" ] || fail "the same submission again changed the gradebook"
+
+# ---- 3. imports at once --------------------------------------------------------------------------
+DB2=$WORK/concurrent.db
+mkdir -p "$WORK/half1" "$WORK/half2"
+i=0
+for f in "$SUBS"/*.json; do
+    if [ $((i % 2)) = 0 ]; then cp "$f" "$WORK/half1/"; else cp "$f" "$WORK/half2/"; fi
+    i=$((i + 1))
+done
+"$GRADER" gradebook import "$WORK/half1" --db "$DB2" >"$WORK/c1.out" 2>&1 & p1=$!
+"$GRADER" gradebook import "$WORK/half2" --db "$DB2" >"$WORK/c2.out" 2>&1 & p2=$!
+"$GRADER" gradebook import "$WORK/half1" --db "$DB2" >"$WORK/c3.out" 2>&1 & p3=$!
+wait $p1; r1=$?; wait $p2; r2=$?; wait $p3; r3=$?
+[ "$r1$r2$r3" = 000 ] || fail "imports at once: exits $r1 $r2 $r3: $(cat "$WORK"/c[123].out | grep -v '^/' | head -5)"
+python3 - "$DB2" "$LEARNERS" <<'PY' || fail "imports at once: the gradebook is not the cohort"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+assert db.execute("SELECT count(*) FROM learners").fetchone()[0] == int(sys.argv[2])
+assert db.execute("SELECT count(*) FROM submissions").fetchone()[0] == int(sys.argv[2])
+assert db.execute("SELECT count(*) FROM learner_lessons").fetchone()[0] == \
+       db.execute("SELECT count(DISTINCT learner_id || '/' || lesson) FROM learner_lessons").fetchone()[0]
+PY
+"$GRADER" gradebook report --db "$DB2" --format json >"$WORK/report2.json"
+python3 "$HERE/check_report.py" "$WORK/cohort/truth.json" "$WORK/report2.json" "$DB2" >/dev/null ||
+    fail "imports at once: the report differs from the cohort's"
+
+# ---- 4. the other formats, and gradebooks that are not ---------------------------------------------
+COLUMNS=80 "$GRADER" gradebook report --db "$DB" >"$WORK/report.txt"; rc=$?
+expect_rc 0 $rc "report --format text"
+awk 'length($0) > 80 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1 } END { exit bad }' "$WORK/report.txt" ||
+    fail "the text report passes 80 columns"
+contains "$(cat "$WORK/report.txt")" "corrected point-biserial" "the text report names its discrimination index"
+"$GRADER" gradebook report --db "$DB" --format csv >"$WORK/facts.csv" && "$GRADER" gradebook report --db "$DB" --format csv \
+    --table learners >"$WORK/learners.csv" || fail "report --format csv"
+python3 - "$WORK/facts.csv" "$WORK/learners.csv" "$WORK/report.json" <<'PY' || fail "the CSV report does not agree with the JSON one"
+import csv, json, sys
+raw = open(sys.argv[1], "rb").read()
+assert raw.count(b"\r\n") == raw.count(b"\n"), "rows end with CRLF"
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+report = json.load(open(sys.argv[3]))
+facts = [(l["lesson"], q["id"], f) for l in report["lessons"] for q in l["questions"] for f in q["facts"]]
+assert len(rows) == len(facts), (len(rows), len(facts))
+for row, (lesson, qid, f) in zip(rows, facts):
+    assert (row["lesson"], row["question"], row["fact"]) == (lesson, qid, f["fact"])
+    assert int(row["learners"]) == f["learners"] and int(row["right"]) == f["right"]
+    if f["right_share"] is not None:
+        assert abs(float(row["right_share"]) - f["right_share"]) < 1e-6
+learners = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert len(learners) == sum(len(l["learners"]) for l in report["lessons"])
+PY
+out=$("$GRADER" gradebook report --db "$WORK/none.db" 2>&1); rc=$?
+expect_rc 2 $rc "report of a gradebook that does not exist"
+contains "$out" "$WORK/none.db" "report of a gradebook that does not exist"
+[ ! -e "$WORK/none.db" ] || fail "report made a gradebook"
+echo "not a database" >"$WORK/not.db"
+out=$("$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); rc=$?
+expect_rc 2 $rc "import into a file that is no gradebook"
+contains "$out" "$WORK/not.db" "import into a file that is no gradebook"
+finish
