@@ -69,6 +69,18 @@ refused "$WORK/bad/bad-arch.json" "an architecture that is a path" "'arch' is no
 refused "$WORK/bad/newer.json" "a newer submission format" "version 2 of the submission format"
 refused "$WORK/bad/unknown-question.json" "a question the lesson does not ask" "no-such-question"
 refused "$WORK/bad/oversized.json" "an oversized submission" "larger than"
+# a failure half-way through the writing (the gradebook's last lesson of another version of the
+# course, found after the learner and the submission rows are written) rolls all of it back
+python3 - "$good" "$WORK/bad/zed.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); s["learner"] = "Zed"; json.dump(s, open(sys.argv[2], "w"))
+PY
+last=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["lessons"][-1]["lesson"])' "$good")
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE lessons SET identity = identity || ? WHERE name = ?", ("x", sys.argv[2])); db.commit()' "$DB" "$last"
+before=$(dump)
+refused "$WORK/bad/zed.json" "a failure half-way through the writing" "holds lesson $last of another version of the course"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE lessons SET identity = substr(identity, 1, length(identity) - 1) WHERE name = ?", (sys.argv[2],)); db.commit()' "$DB" "$last"
+before=$(dump)
 out=$("$GRADER" gradebook import "$good" --db "$DB" 2>&1); rc=$?
 expect_rc 0 $rc "the same submission again"
 contains "$out" "already in the gradebook (the same file), nothing changed" "the same submission again"
