@@ -1,5 +1,5 @@
 """Two statements lesson READMEs make about PyTorch, captured on the GPU machine under the grader's
-capture library (tools/device/torch-run.sh runs it with CUDA_INJECTION64_PATH and
+capture library (`tools/gpu-run pytorch` runs it with CUDA_INJECTION64_PATH and
 NVTX_INJECTION64_PATH set as the grader sets them, then prints the facts with capture_facts.py):
 
   pageable_nb / pinned_nb   x.to("cuda", non_blocking=True) from pageable and from pinned memory:
