@@ -1,6 +1,7 @@
 /* cli.c: see cli.h. */
 #include "cli.h"
 #include "error.h"
+#include "paths.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,4 +50,24 @@ const char *wb_cli_display_path(const char *path, char *buf, size_t cap) {
     else
         snprintf(buf, cap, "%s", path);
     return buf;
+}
+
+int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace) {
+    if (!strncmp(argv[*i], "--replay=", 9)) {
+        *replay = 1;
+        *trace = argv[*i] + 9;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--replay") != 0) return 0;
+    *replay = 1;
+    if (*i + 1 < argc) {
+        const char *next = argv[*i + 1];
+        size_t n = strlen(next);
+        /* a FIFO or device is taken as the trace too, so that the reader refuses it by name */
+        if (next[0] != '-' && (wb_exists_not_dir(next) || (n > 5 && !strcmp(next + n - 5, ".json")))) {
+            *trace = next;
+            ++*i;
+        }
+    }
+    return 1;
 }

@@ -29,4 +29,8 @@ const char *wb_cli_display_path(const char *path, char *buf, size_t cap);
 /* Prints a JSON value on stdout, indented, with a final newline, and drops the reference. */
 void wb_cli_print_json(json_t *value);
 
+/* "--replay [TRACE]" (check, verify, record), where TRACE is optional. Returns 1 when argv[*i] is
+ * --replay or --replay=TRACE, advancing *i past a separate TRACE argument. */
+int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace);
+
 #endif

@@ -6,8 +6,7 @@
 #define _GNU_SOURCE
 #include "capture.h"
 #include "capture_record.h"
-#include "json_stream.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 #include <stdio.h>

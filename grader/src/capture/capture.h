@@ -14,7 +14,7 @@
 #ifndef WB_CAPTURE_H
 #define WB_CAPTURE_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,7 @@
 /* capture_merge.c: see capture_merge.h. */
 #define _GNU_SOURCE
 #include "capture_merge.h"
-#include "json_stream.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <dirent.h>
 #include <errno.h>

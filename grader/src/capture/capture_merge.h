@@ -16,7 +16,7 @@
 #ifndef WB_CAPTURE_MERGE_H
 #define WB_CAPTURE_MERGE_H
 
-#include "error.h"
+#include "wb_base.h"
 
 /* Removes what an earlier run left at capture_path: <capture_path>.rank<r> files and the
  * launcher's <capture_path>.launcher, so that a stale rank is never merged. */

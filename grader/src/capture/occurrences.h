@@ -1,5 +1,5 @@
 /*
- * facts.h: range attribution, the heart of grading.
+ * occurrences.h: range attribution, the heart of grading.
  *
  * An occurrence is one instance of a named NVTX range that lies wholly inside the profiled window
  * (the cudaProfilerStart/Stop pairs; the whole run when the program has none). What belongs to it:
@@ -15,11 +15,10 @@
  * k-th occurrence joins the k-th occurrence of the range on every rank that has one: its work is
  * all of theirs, and it spans from the earliest start to the latest end among them.
  */
-#ifndef WB_FACTS_H
-#define WB_FACTS_H
+#ifndef WB_OCCURRENCES_H
+#define WB_OCCURRENCES_H
 
 #include "capture.h"
-#include "predictions.h"
 
 typedef struct {
     long range;                    /* index in capture->ranges (joined over ranks: the lowest rank's) */
@@ -54,8 +53,5 @@ int wb_find_occurrences_on(const wb_capture *c, const char *range_name, int rank
  * every range of its name. */
 int wb_find_occurrence_of(const wb_capture *c, long range, wb_occurrences *out);
 void wb_occurrences_free(wb_occurrences *o);
-
-/* The value of one count fact in one occurrence (time facts and bound: time_facts.h). */
-long wb_count_fact(const wb_capture *c, const wb_occurrence *o, const wb_fact *f);
 
 #endif

@@ -2,7 +2,7 @@
  * overlap.h: what a range's GPU work did at the same time: how many streams it ran on, how long
  * two or more of its operations ran at once, and which kind of copy each memcpy was.
  *
- * The operations of an occurrence (facts.h) are its kernels, memcpys and memsets. Times are
+ * The operations of an occurrence (occurrences.h) are its kernels, memcpys and memsets. Times are
  * CUPTI's start and end of each on the GPU, so they describe the device, not the host's calls:
  *
  *     stream 13  [== upload 0 ==][== upload 1 ==]
@@ -17,7 +17,7 @@
 #define WB_OVERLAP_H
 
 #include "capture.h"
-#include "facts.h"
+#include "occurrences.h"
 
 #include <stddef.h>
 #include <stdint.h>

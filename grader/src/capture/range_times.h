@@ -1,24 +1,18 @@
 /*
- * time_facts.h: the time facts gpu_us, wall_us and bound (docs/predictions.md, "Time facts").
+ * range_times.h: how long each occurrence of a range took, on the GPU and on the host.
  *
- * Per occurrence of a range (facts.h says which work belongs to it):
+ * Per occurrence of a range (occurrences.h says which work belongs to it):
  *   gpu_us   the summed GPU durations (end - start) of its kernels, memsets and memcpys, in us;
  *            a kernel that finishes after the range ended counts in full.
  *   wall_us  the range's host time, end - start, in us.
- *   bound    overhead when gpu_us < 0.5 x wall_us (the GPU idles while the host works); else
- *            compute when flops / matrix rate > bytes / copy bandwidth (the declared work over
- *            the calibrated ceilings), else memory.
- * gpu_us and wall_us are the median over the occurrences; a prediction is right when
- * |predicted - actual| <= tolerance x actual. bound is right when every occurrence has it.
+ * These are measurements of a capture: a repeated recording keeps them per run (wb_range_times),
+ * and the time facts (time_facts.h, in the grading layer) compare predictions with their medians.
  */
-#ifndef WB_TIME_FACTS_H
-#define WB_TIME_FACTS_H
+#ifndef WB_RANGE_TIMES_H
+#define WB_RANGE_TIMES_H
 
 #include "capture.h"
-#include "facts.h"
-#include "lesson.h"
-
-#define WB_OVERHEAD_SHARE 0.5 /* GPU time under this share of wall time: overhead */
+#include "occurrences.h"
 
 double wb_occurrence_gpu_us(const wb_capture *c, const wb_occurrence *o);
 double wb_occurrence_wall_us(const wb_capture *c, const wb_occurrence *o);
@@ -29,20 +23,5 @@ int wb_range_times_of(const wb_capture *c, const char *variant, const char *rang
 
 /* The median of v (n >= 1); v is not changed. 0 when n == 0. */
 double wb_median(const double *v, size_t n);
-
-/* 1 when predicted lies within tolerance x actual of actual. */
-int wb_time_within(double predicted, double actual, double tolerance);
-
-/* What the bound rule used, for the report. */
-typedef struct {
-    double gpu_us, wall_us;           /* the occurrence's (or the medians, for the report) */
-    double flops, bytes;              /* declared */
-    double matrix_flops_per_s, copy_bytes_per_s;
-    double compute_us, memory_us;     /* flops / rate, bytes / bandwidth */
-    double floor_us;                  /* the larger of the two: no faster on this GPU */
-} wb_bound_inputs;
-
-/* Fills in (from gpu_us, wall_us, work and calibration) and returns the bound. */
-int wb_bound_of(double gpu_us, double wall_us, const wb_work *work, const wb_calibration *cal, wb_bound_inputs *in);
 
 #endif

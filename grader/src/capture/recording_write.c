@@ -5,9 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "capture.h"
-#include "facts.h"
-#include "json_stream.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* run_lesson.c: see run_lesson.h. */
 #define _GNU_SOURCE
 #include "run_lesson.h"
-#include "term_clean.h"
+#include "wb_base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #ifndef WB_RUN_LESSON_H
 #define WB_RUN_LESSON_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

@@ -10,27 +10,12 @@
  *   5. only then reveal: kernel summary, range breakdown, and the Perfetto trace file's path.
  */
 #define _GNU_SOURCE
-#include "acquire.h"
-#include "answer_key.h"
-#include "chrome_trace.h"
+#include "wb_course.h"
+#include "wb_predict.h"
+#include "wb_show.h"
 #include "commands.h"
-#include "consent.h"
-#include "course.h"
-#include "device.h"
-#include "grade.h"
-#include "learner_files.h"
-#include "lesson.h"
-#include "lesson_ref.h"
-#include "paths.h"
-#include "predictions.h"
-#include "predictions_edit.h"
-#include "progress.h"
-#include "report.h"
-#include "sealed_key.h"
-#include "summary.h"
-#include "term.h"
-#include "text_fit.h"
-#include "timeline_html.h"
+#include "wb_base.h"
+#include "wb_grade.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -87,26 +72,6 @@ static int take_value(int argc, char **argv, int *i, const char *name, const cha
         return 1;
     }
     *value = argv[++*i];
-    return 1;
-}
-
-int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace) {
-    if (!strncmp(argv[*i], "--replay=", 9)) {
-        *replay = 1;
-        *trace = argv[*i] + 9;
-        return 1;
-    }
-    if (strcmp(argv[*i], "--replay") != 0) return 0;
-    *replay = 1;
-    if (*i + 1 < argc) {
-        const char *next = argv[*i + 1];
-        size_t n = strlen(next);
-        /* a FIFO or device is taken as the trace too, so that the reader refuses it by name */
-        if (next[0] != '-' && (wb_exists_not_dir(next) || (n > 5 && !strcmp(next + n - 5, ".json")))) {
-            *trace = next;
-            ++*i;
-        }
-    }
     return 1;
 }
 

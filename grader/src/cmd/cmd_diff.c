@@ -4,12 +4,10 @@
  * GEMM epilogue, one GPU against another.
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "consent.h"
-#include "report.h"
-#include "term.h"
-#include "trace_diff.h"
+#include "wb_course.h"
+#include "wb_show.h"
 
 #include <jansson.h>
 #include <stdio.h>

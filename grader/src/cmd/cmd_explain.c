@@ -4,15 +4,11 @@
  * for it (which is where the "evidence" in nvjet decodes comes from).
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "consent.h"
-#include "course.h"
-#include "facts.h"
-#include "kernel_names.h"
-#include "term.h"
-#include "text_fit.h"
-#include "trace_diff.h"
+#include "wb_course.h"
+#include "wb_capture.h"
+#include "wb_show.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -3,13 +3,10 @@
  * the whole course. CI runs it over every lesson.
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "course.h"
-#include "lesson_ref.h"
-#include "lint.h"
-#include "paths.h"
-#include "term.h"
+#include "wb_course.h"
+#include "wb_grade.h"
 
 #include <dirent.h>
 #include <jansson.h>

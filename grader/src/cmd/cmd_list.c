@@ -3,19 +3,10 @@
  * lesson's hints, one at a time). Both read the learner's progress file; hint also writes it.
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "course.h"
-#include "course_status.h"
-#include "hints.h"
-#include "learner_files.h"
-#include "lesson.h"
-#include "lesson_ref.h"
-#include "paths.h"
-#include "predictions.h"
-#include "progress.h"
-#include "term.h"
-#include "text_fit.h"
+#include "wb_course.h"
+#include "wb_predict.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -4,15 +4,9 @@
  * template.h).
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "course.h"
-#include "lesson.h"
-#include "learner_files.h"
-#include "lesson_ref.h"
-#include "new_lesson.h"
-#include "paths.h"
-#include "template.h"
+#include "wb_course.h"
 
 #include <errno.h>
 #include <stdio.h>

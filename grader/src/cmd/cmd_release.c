@@ -12,14 +12,11 @@
  * not exist yet, or be empty, and must not be inside the checkout's lessons/.
  */
 #define _GNU_SOURCE
-#include "answer_key.h"
-#include "cli.h"
+#include "wb_predict.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "course.h"
-#include "learner_files.h"
-#include "lesson.h"
-#include "paths.h"
-#include "sealed_key.h"
+#include "wb_course.h"
+#include "wb_grade.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,13 +4,9 @@
  * place, and the progress file notes the reset: the scores stay, the first try above all, since
  * a first try cannot be taken twice.
  */
-#include "cli.h"
+#include "wb_base.h"
 #include "commands.h"
-#include "learner_files.h"
-#include "lesson.h"
-#include "lesson_ref.h"
-#include "paths.h"
-#include "progress.h"
+#include "wb_course.h"
 
 #include <stdio.h>
 #include <string.h>

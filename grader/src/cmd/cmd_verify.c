@@ -8,18 +8,12 @@
  * question cannot be graded fairly.
  */
 #define _GNU_SOURCE
-#include "acquire.h"
-#include "answer_key.h"
+#include "wb_course.h"
+#include "wb_predict.h"
 #include "commands.h"
-#include "device.h"
-#include "grade.h"
-#include "lesson.h"
-#include "lesson_ref.h"
-#include "paths.h"
-#include "report.h"
-#include "term.h"
-#include "text_fit.h"
-#include "time_facts.h"
+#include "wb_base.h"
+#include "wb_grade.h"
+#include "wb_show.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -36,10 +36,6 @@ int cmd_reset(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 extern const char RESET_USAGE[], RELEASE_USAGE[];
 
-/* Shared by commands: "--replay [TRACE]" where TRACE is optional. Returns 1 when argv[*i] is
- * --replay or --replay=TRACE, advancing *i past a separate TRACE argument. */
-int wb_take_replay_option(int argc, char **argv, int *i, int *replay, const char **trace);
-
 /* The list of commands, for help and dispatch. */
 const wb_command *wb_commands(int *count);
 

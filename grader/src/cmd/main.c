@@ -4,7 +4,7 @@
  * exit code.
  */
 #include "commands.h"
-#include "error.h"
+#include "wb_base.h"
 
 #include <stdio.h>
 #include <string.h>

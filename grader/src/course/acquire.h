@@ -6,8 +6,8 @@
 #ifndef WB_ACQUIRE_H
 #define WB_ACQUIRE_H
 
-#include "capture.h"
-#include "error.h"
+#include "wb_capture.h"
+#include "wb_base.h"
 #include "lesson.h"
 
 #include <stdio.h>
@@ -26,10 +26,6 @@ typedef struct {
  * repeats, and loads it into out. A lesson that failed still gives a recording (its runs say how
  * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
-
-/* The recording to replay: traces/<arch>.json when arch is given and it exists, else the newest
- * recording (by recorded_at) in the lesson's traces/. Exit 3 when the lesson has none. */
-int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, size_t cap, wb_error *err);
 
 /* Refuses (exit 3) a recording whose runs failed, lost records or lack NVTX ranges. log_dir, when
  * given, is where the runs' logs are (live captures), so their tails can be shown. */

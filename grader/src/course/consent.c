@@ -3,10 +3,8 @@
 #include "consent.h"
 #include "course.h"
 #include "lesson.h"
-#include "paths.h"
+#include "wb_base.h"
 #include "progress.h"
-#include "term.h"
-#include "text_fit.h"
 
 #include <jansson.h>
 #include <libgen.h>

@@ -13,7 +13,7 @@
 #ifndef WB_CONSENT_H
 #define WB_CONSENT_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

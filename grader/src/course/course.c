@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "course.h"
 #include "lesson.h"
-#include "paths.h"
+#include "wb_base.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #ifndef WB_COURSE_H
 #define WB_COURSE_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

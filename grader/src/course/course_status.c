@@ -2,7 +2,7 @@
 #include "course_status.h"
 #include "learner_files.h"
 #include "lesson.h"
-#include "predictions.h"
+#include "wb_predict.h"
 #include "progress.h"
 
 #include <stdio.h>

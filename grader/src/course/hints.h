@@ -7,7 +7,7 @@
 #define WB_HINTS_H
 
 #include "lesson.h"
-#include "predictions.h"
+#include "wb_predict.h"
 
 #include <jansson.h>
 

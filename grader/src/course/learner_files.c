@@ -1,8 +1,7 @@
 /* learner_files.c: see learner_files.h. */
 #define _GNU_SOURCE
 #include "learner_files.h"
-#include "paths.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #ifndef WB_LEARNER_FILES_H
 #define WB_LEARNER_FILES_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

@@ -1,9 +1,7 @@
 /* lesson.c: reads lesson.yaml (see lesson.h). Unknown keys are errors, so a typo never drops a
  * question silently. */
 #include "lesson.h"
-#include "regex_limits.h"
-#include "work_expr.h"
-#include "yaml_doc.h"
+#include "wb_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef WB_LESSON_H
 #define WB_LESSON_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* lesson_ref.c: see lesson_ref.h. */
 #include "lesson_ref.h"
 #include "course.h"
-#include "paths.h"
+#include "wb_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #ifndef WB_LESSON_REF_H
 #define WB_LESSON_REF_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

@@ -8,7 +8,7 @@
 #include "new_lesson.h"
 #include "learner_files.h"
 #include "lesson.h"
-#include "paths.h"
+#include "wb_base.h"
 #include "template.h"
 
 #include <dirent.h>

@@ -18,7 +18,7 @@
 #ifndef WB_NEW_LESSON_H
 #define WB_NEW_LESSON_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

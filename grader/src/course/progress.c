@@ -6,9 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "progress.h"
-#include "kill_point.h"
-#include "paths.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <errno.h>
 #include <fcntl.h>

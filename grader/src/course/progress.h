@@ -15,7 +15,7 @@
 #ifndef WB_PROGRESS_H
 #define WB_PROGRESS_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 #include <stddef.h>

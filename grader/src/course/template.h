@@ -10,7 +10,7 @@
 #define WB_TEMPLATE_H
 
 #include "lesson.h"
-#include "predictions.h"
+#include "wb_predict.h"
 
 #include <stddef.h>
 

@@ -5,10 +5,10 @@
 #ifndef WB_GRADE_H
 #define WB_GRADE_H
 
-#include "capture.h"
-#include "error.h"
-#include "lesson.h"
-#include "predictions.h"
+#include "wb_capture.h"
+#include "wb_base.h"
+#include "wb_course.h"
+#include "wb_predict.h"
 #include "time_facts.h"
 
 typedef struct {

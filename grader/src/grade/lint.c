@@ -5,18 +5,13 @@
  */
 #define _GNU_SOURCE
 #include "lint.h"
-#include "answer_key.h"
-#include "acquire.h"
-#include "capture.h"
+#include "wb_predict.h"
+#include "wb_course.h"
+#include "wb_capture.h"
 #include "facts.h"
 #include "grade.h"
-#include "learner_files.h"
-#include "lesson.h"
-#include "paths.h"
-#include "predictions.h"
-#include "read_file.h"
+#include "wb_base.h"
 #include "sealed_key.h"
-#include "template.h"
 
 #include <dirent.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 /* sealed_key.c: see sealed_key.h. The crypto is OpenSSL's (EVP: SHA-256, AES-256-GCM, RAND). */
 #define _GNU_SOURCE
 #include "sealed_key.h"
-#include "predictions.h"
-#include "read_file.h"
+#include "wb_predict.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>

@@ -18,10 +18,10 @@
 #ifndef WB_SEALED_KEY_H
 #define WB_SEALED_KEY_H
 
-#include "answer_key.h"
-#include "error.h"
+#include "wb_predict.h"
+#include "wb_base.h"
 #include "grade.h"
-#include "lesson.h"
+#include "wb_course.h"
 
 #include <stddef.h>
 

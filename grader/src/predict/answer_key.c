@@ -1,6 +1,6 @@
 /* answer_key.c: reads expectations/NN_name.yaml (see answer_key.h). */
 #include "answer_key.h"
-#include "yaml_doc.h"
+#include "wb_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

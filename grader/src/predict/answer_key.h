@@ -6,7 +6,7 @@
 #ifndef WB_ANSWER_KEY_H
 #define WB_ANSWER_KEY_H
 
-#include "error.h"
+#include "wb_base.h"
 #include "predictions.h"
 
 typedef struct {

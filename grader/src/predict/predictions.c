@@ -4,8 +4,8 @@
  */
 #define _GNU_SOURCE
 #include "predictions.h"
-#include "overlap.h"
-#include "regex_limits.h"
+#include "wb_capture.h"
+#include "wb_base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

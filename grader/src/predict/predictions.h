@@ -24,8 +24,7 @@
 #ifndef WB_PREDICTIONS_H
 #define WB_PREDICTIONS_H
 
-#include "error.h"
-#include "yaml_doc.h"
+#include "wb_base.h"
 
 #include <regex.h>
 

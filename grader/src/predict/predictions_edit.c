@@ -6,11 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "predictions_edit.h"
-#include "kill_point.h"
-#include "paths.h"
-#include "read_file.h"
-#include "yaml_doc.h"
-#include "yaml_lines.h"
+#include "wb_base.h"
 
 #include <dirent.h>
 #include <errno.h>

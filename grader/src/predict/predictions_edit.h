@@ -11,7 +11,7 @@
 #ifndef WB_PREDICTIONS_EDIT_H
 #define WB_PREDICTIONS_EDIT_H
 
-#include "error.h"
+#include "wb_base.h"
 
 #include <stddef.h>
 

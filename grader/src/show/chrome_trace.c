@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "chrome_trace.h"
-#include "gemm_families.h"
+#include "wb_capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,8 +21,8 @@
 #ifndef WB_CHROME_TRACE_H
 #define WB_CHROME_TRACE_H
 
-#include "capture.h"
-#include "error.h"
+#include "wb_capture.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 

@@ -12,9 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "kernel_names.h"
-#include "read_file.h"
-#include "term.h"
-#include "text_fit.h"
+#include "wb_base.h"
 
 #include <ctype.h>
 #include <dirent.h>

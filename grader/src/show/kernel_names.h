@@ -13,7 +13,7 @@
 #ifndef WB_KERNEL_NAMES_H
 #define WB_KERNEL_NAMES_H
 
-#include "gemm_families.h"
+#include "wb_capture.h"
 
 #include <jansson.h>
 #include <stddef.h>

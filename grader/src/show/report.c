@@ -1,11 +1,8 @@
 /* report.c: see report.h. Text fits the terminal (term.h's wb_term_width); words never split. */
 #define _GNU_SOURCE
 #include "report.h"
-#include "term_clean.h"
-#include "facts.h"
-#include "text_fit.h"
-#include "term.h"
-#include "time_facts.h"
+#include "wb_base.h"
+#include "wb_grade.h"
 
 #include <stdlib.h>
 #include <string.h>

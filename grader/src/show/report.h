@@ -6,9 +6,9 @@
 #ifndef WB_REPORT_H
 #define WB_REPORT_H
 
-#include "answer_key.h"
-#include "capture.h"
-#include "grade.h"
+#include "wb_predict.h"
+#include "wb_capture.h"
+#include "wb_grade.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -2,10 +2,8 @@
  * capture's records however many kernel and range names it holds. */
 #define _GNU_SOURCE
 #include "summary.h"
-#include "facts.h"
-#include "gemm_families.h"
-#include "text_fit.h"
-#include "term_clean.h"
+#include "wb_capture.h"
+#include "wb_base.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #ifndef WB_SUMMARY_H
 #define WB_SUMMARY_H
 
-#include "capture.h"
+#include "wb_capture.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -8,11 +8,10 @@
  */
 #define _GNU_SOURCE
 #include "timeline_html.h"
-#include "facts.h"
-#include "gemm_families.h"
+#include "wb_grade.h"
+#include "wb_capture.h"
 #include "report.h"
-#include "text_fit.h"
-#include "time_facts.h"
+#include "wb_base.h"
 
 #include <math.h>
 #include <stdlib.h>

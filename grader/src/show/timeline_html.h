@@ -23,9 +23,9 @@
 #ifndef WB_TIMELINE_HTML_H
 #define WB_TIMELINE_HTML_H
 
-#include "capture.h"
-#include "error.h"
-#include "lesson.h"
+#include "wb_capture.h"
+#include "wb_base.h"
+#include "wb_course.h"
 
 #include <stdio.h>
 

@@ -5,14 +5,9 @@
  */
 #define _GNU_SOURCE
 #include "trace_diff.h"
-#include "term.h"
-#include "text_fit.h"
-#include "acquire.h"
-#include "facts.h"
-#include "lesson.h"
-#include "lesson_ref.h"
-#include "paths.h"
-#include "read_file.h"
+#include "wb_base.h"
+#include "wb_course.h"
+#include "wb_capture.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
 #ifndef WB_TRACE_DIFF_H
 #define WB_TRACE_DIFF_H
 
-#include "capture.h"
-#include "error.h"
+#include "wb_capture.h"
+#include "wb_base.h"
 
 #include <jansson.h>
 #include <stdio.h>
