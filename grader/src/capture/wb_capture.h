@@ -17,6 +17,7 @@
 #include "gemm_families.h"
 #include "occurrences.h"
 #include "overlap.h"
+#include "python_probe.h"
 #include "range_times.h"
 #include "run_lesson.h"
 

@@ -27,6 +27,12 @@ typedef struct {
  * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
 
+/* 1 when every PyTorch variant among variants can run here (or there is none); 0 when the
+ * interpreter is missing, `import torch` fails or PyTorch sees no GPU: why then says exactly that,
+ * and the caller grades from the recording instead. Asks the interpreter once per process
+ * (python_probe.h), its output in the state folder. */
+int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, size_t n_variants, char *why, size_t cap);
+
 /* Refuses (exit 3) a recording whose runs failed, lost records or lack NVTX ranges. log_dir, when
  * given, is where the runs' logs are (live captures), so their tails can be shown. */
 int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char *const *variants, size_t n_variants,

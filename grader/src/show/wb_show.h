@@ -14,5 +14,6 @@
 #include "summary.h"
 #include "timeline_html.h"
 #include "trace_diff.h"
+#include "versions.h"
 
 #endif
