@@ -1,0 +1,205 @@
+/*
+ * cmd_gradebook.c: `grader gradebook import|report`, the instructor's side of a cohort
+ * (docs/gradebook.md). import reads learners' submissions (submission.h), regrades them against
+ * the checkout's course (regrade.h) and stores them (gradebook_import.h); report computes the
+ * per-question figures (gradebook_stats.h) and writes them (gradebook_report.h).
+ */
+#define _GNU_SOURCE
+#include "wb_base.h"
+#include "commands.h"
+#include "wb_course.h"
+#include "wb_gradebook.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char GRADEBOOK_USAGE[] =
+    "usage: grader gradebook import FILE_OR_DIR... --db FILE\n"
+    "       grader gradebook report --db FILE [--format text|csv|json|html]\n"
+    "                               [--table facts|questions|learners] [--out FILE]\n"
+    "\n"
+    "For instructors, in the checkout the learners' release was made from.\n"
+    "\n"
+    "import  reads learners' submissions (grader submit; a folder: its *.json files), checks each is\n"
+    "        whole and of this course, regrades its predictions against the course's recordings (a\n"
+    "        submitted score is never trusted) and stores it in the SQLite gradebook FILE (made if\n"
+    "        missing). Each submission goes in whole or not at all; the same file twice changes\n"
+    "        nothing; several imports may run at once.\n"
+    "report  per lesson, the learners' first-try scores; per question and fact, the share right at\n"
+    "        the first try, the most common wrong answers (times: the spread of the error), the\n"
+    "        discrimination index and flags for questions most miss or that do not discriminate.\n"
+    "\n"
+    "  --db FILE        the gradebook\n"
+    "  --format F       text (80 columns; the default), csv, json or html (one offline page)\n"
+    "  --table T        csv only: one row per fact (default), question, or learner and lesson\n"
+    "  --out FILE       write the report there instead of to standard output\n"
+    "\n"
+    "exit: 0 done, 2 bad usage, or a submission refused (each is named; the others are imported)\n";
+
+/* ---- import ---------------------------------------------------------------------------------- */
+
+static int is_json(const struct dirent *e) {
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && n > 5 && !strcmp(e->d_name + n - 5, ".json");
+}
+
+typedef struct {
+    size_t imported, duplicates, refused;
+} import_totals;
+
+static void import_one(sqlite3 *db, wb_regrader *r, const char *path, import_totals *t) {
+    wb_import_result res;
+    wb_error err = {0};
+    if (wb_gradebook_import(db, r, path, &res, &err)) {
+        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        t->refused++;
+        return;
+    }
+    if (res.duplicate) {
+        printf("%s: already in the gradebook (the same file), nothing changed\n", path);
+        t->duplicates++;
+        return;
+    }
+    t->imported++;
+    printf("%s: %s, %zu lesson%s, %zu facts regraded", path, res.learner, res.lessons, res.lessons == 1 ? "" : "s", res.facts);
+    if (res.kept_first) printf("; %zu lesson%s already held: first try kept, latest updated", res.kept_first, res.kept_first == 1 ? "" : "s");
+    if (res.differ) printf("; %zu live grading%s differ from the course's recording", res.differ, res.differ == 1 ? "" : "s");
+    if (res.unverified) printf("; %zu fact%s unverified (no recording or key for the learner's GPU)", res.unverified, res.unverified == 1 ? "" : "s");
+    printf("\n");
+}
+
+static int run_import(const char *const *inputs, size_t n, const char *db_path) {
+    char root[4096];
+    wb_error err = {0};
+    wb_regrader r;
+    sqlite3 *db = NULL;
+    if (wb_find_root(root, sizeof root, &err) || wb_regrader_init(&r, root, &err)) {
+        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        return err.code;
+    }
+    if (wb_gradebook_open(db_path, 1, &db, &err)) {
+        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        wb_regrader_free(&r);
+        return err.code;
+    }
+    import_totals t = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        if (!wb_is_dir(inputs[i])) {
+            import_one(db, &r, inputs[i], &t);
+            continue;
+        }
+        struct dirent **names = NULL;
+        int k = scandir(inputs[i], &names, is_json, alphasort);
+        if (k < 0) {
+            fprintf(stderr, "grader gradebook: %s: cannot list the folder (%s)\n", inputs[i], strerror(errno));
+            t.refused++;
+            continue;
+        }
+        if (k == 0) fprintf(stderr, "grader gradebook: note: %s holds no *.json file\n", inputs[i]);
+        for (int j = 0; j < k; j++) {
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", inputs[i], names[j]->d_name);
+            import_one(db, &r, path, &t);
+            free(names[j]);
+        }
+        free(names);
+    }
+    printf("%zu imported, %zu already there, %zu refused; gradebook %s\n", t.imported, t.duplicates, t.refused, db_path);
+    wb_gradebook_close(db);
+    wb_regrader_free(&r);
+    return t.refused ? WB_EXIT_INPUT : WB_EXIT_OK;
+}
+
+/* ---- report ---------------------------------------------------------------------------------- */
+
+static int write_report(const wb_gb_report *r, const char *format, wb_gb_table table, FILE *f) {
+    if (!strcmp(format, "json")) {
+        json_t *j = wb_gb_report_json(r);
+        char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+        json_decref(j);
+        if (!text) return -1;
+        fprintf(f, "%s\n", text);
+        free(text);
+    } else if (!strcmp(format, "csv")) {
+        wb_gb_report_csv(f, r, table);
+    } else if (!strcmp(format, "html")) {
+        wb_gb_report_html(f, r);
+    } else {
+        wb_gb_report_text(f, r, f == stdout ? wb_term_width(stdout) : 80);
+    }
+    return 0;
+}
+
+static int run_report(const char *db_path, const char *format, wb_gb_table table, const char *out) {
+    wb_error err = {0};
+    sqlite3 *db = NULL;
+    wb_gb_report r;
+    if (wb_gradebook_open(db_path, 0, &db, &err) || wb_gb_report_build(db, &r, &err)) {
+        wb_gradebook_close(db);
+        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        return err.code;
+    }
+    wb_gradebook_close(db);
+    int rc = 0;
+    if (!out) {
+        rc = write_report(&r, format, table, stdout);
+    } else {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.partial.%ld", out, (long)getpid());
+        FILE *f = fopen(tmp, "w");
+        rc = f ? write_report(&r, format, table, f) : -1;
+        if (f && fclose(f) != 0) rc = -1;
+        if (!rc && rename(tmp, out) != 0) rc = -1;
+        if (rc) {
+            unlink(tmp);
+            fprintf(stderr, "grader gradebook: %s: cannot write the report (%s): give another --out FILE\n", out, strerror(errno));
+        }
+    }
+    wb_gb_report_free(&r);
+    return rc ? WB_EXIT_INPUT : WB_EXIT_OK;
+}
+
+int cmd_gradebook(int argc, char **argv) {
+    if (argc < 2) return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "import or report?");
+    if (wb_cli_is_help(argv[1])) return fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK;
+    const char *what = argv[1];
+    if (strcmp(what, "import") && strcmp(what, "report"))
+        return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "unknown action %s (import or report)", what);
+    const char *db = NULL, *format = "text", *out = NULL, *table = "facts"; /* --db, --format, --out, --table */
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    size_t n = 0;
+    if (!inputs) return fputs("grader gradebook: out of memory\n", stderr), WB_EXIT_INPUT;
+    int rc = -1;
+    for (int i = 2; i < argc && rc < 0; i++) {
+        const char *v = NULL, *a = argv[i];
+        int is_db = wb_cli_value(argc, argv, &i, "--db", &v);
+        int is_format = !is_db && wb_cli_value(argc, argv, &i, "--format", &v);
+        int is_out = !is_db && !is_format && wb_cli_value(argc, argv, &i, "--out", &v);
+        int is_table = !is_db && !is_format && !is_out && wb_cli_value(argc, argv, &i, "--table", &v);
+        if (wb_cli_is_help(a)) rc = (fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK);
+        else if ((is_db || is_format || is_out || is_table) && (!v || !*v))
+            rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "%s needs a value", a);
+        else if (is_db) db = v;
+        else if (is_format) format = v;
+        else if (is_out) out = v;
+        else if (is_table) table = v;
+        else if (a[0] == '-') rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "unknown option %s", a);
+        else inputs[n++] = a;
+    }
+    int is_import = !strcmp(what, "import");
+    if (rc < 0 && !db) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "which gradebook? give --db FILE");
+    if (rc < 0 && is_import && n == 0) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "import which submissions? give files or folders");
+    if (rc < 0 && !is_import && n > 0) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "report takes no files (got %s)", inputs[0]);
+    if (rc < 0 && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html"))
+        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--format is text, csv, json or html, not %s", format);
+    wb_gb_table t = !strcmp(table, "questions") ? WB_GB_TABLE_QUESTIONS : !strcmp(table, "learners") ? WB_GB_TABLE_LEARNERS : WB_GB_TABLE_FACTS;
+    if (rc < 0 && strcmp(table, "facts") && strcmp(table, "questions") && strcmp(table, "learners"))
+        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--table is facts, questions or learners, not %s", table);
+    if (rc < 0) rc = is_import ? run_import(inputs, n, db) : run_report(db, format, t, out);
+    free(inputs);
+    return rc;
+}
