@@ -51,6 +51,14 @@ static void flags_cell(FILE *f, wb_gb_flags g) {
     fputs("</td>", f);
 }
 
+/* The cells a question and a fact share: learners, the first-try share, the index, the flags. */
+static void figure_cells(FILE *f, long learners, double share, double discrimination, wb_gb_flags flags) {
+    fprintf(f, "<td class=\"num\">%ld</td>", learners);
+    share_cell(f, share);
+    disc_cell(f, discrimination);
+    flags_cell(f, flags);
+}
+
 static void fact_row(FILE *f, const wb_gb_lesson *l, const wb_gb_question *q, const wb_gb_fact *x) {
     fputs("<tr class=\"fact\" data-lesson=\"", f);
     esc(f, l->name);
@@ -65,10 +73,8 @@ static void fact_row(FILE *f, const wb_gb_lesson *l, const wb_gb_question *q, co
             x->flags.most_missed && x->flags.not_discriminating ? " " : "", x->flags.not_discriminating ? "not-discriminating" : "");
     fputs("<td class=\"label\">", f);
     esc(f, x->label);
-    fprintf(f, "</td><td class=\"num\">%ld</td>", x->learners);
-    share_cell(f, x->right_share);
-    disc_cell(f, x->discrimination);
-    flags_cell(f, x->flags);
+    fputs("</td>", f);
+    figure_cells(f, x->learners, x->right_share, x->discrimination, x->flags);
     fputs("<td>", f);
     if (!strcmp(x->kind, "time") && x->error_n)
         fprintf(f, "error %+.0f%% / %+.0f%% / %+.0f%% (quartiles)", 100 * x->error_q1, 100 * x->error_median, 100 * x->error_q3);
@@ -120,10 +126,8 @@ void wb_gb_report_html(FILE *f, const wb_gb_report *r) {
             esc(f, x->ask);
             fputs("\">", f);
             esc(f, x->id);
-            fprintf(f, "</td><td class=\"num\">%ld</td>", x->learners);
-            share_cell(f, x->all_right_share);
-            disc_cell(f, x->discrimination);
-            flags_cell(f, x->flags);
+            fputs("</td>", f);
+            figure_cells(f, x->learners, x->all_right_share, x->discrimination, x->flags);
             fputs("<td class=\"note\">share: every fact right</td></tr>\n", f);
             for (size_t k = 0; k < x->n_facts; k++) fact_row(f, l, x, &x->facts[k]);
         }
