@@ -164,42 +164,36 @@ static int run_report(const char *db_path, const char *format, wb_gb_table table
 }
 
 int cmd_gradebook(int argc, char **argv) {
-    if (argc < 2) return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "import or report?");
-    if (wb_cli_is_help(argv[1])) return fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK;
-    const char *what = argv[1];
-    if (strcmp(what, "import") && strcmp(what, "report"))
-        return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "unknown action %s (import or report)", what);
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK;
+    if (argc < 2 || (strcmp(argv[1], "import") && strcmp(argv[1], "report")))
+        return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, argc < 2 ? "import or report?%s" : "unknown action %s (import or report)",
+                                  argc < 2 ? "" : argv[1]);
+    int is_import = !strcmp(argv[1], "import");
     const char *db = NULL, *format = "text", *out = NULL, *table = "facts"; /* --db, --format, --out, --table */
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
     if (!inputs) return fputs("grader gradebook: out of memory\n", stderr), WB_EXIT_INPUT;
-    int rc = -1;
-    for (int i = 2; i < argc && rc < 0; i++) {
-        const char *v = NULL, *a = argv[i];
-        int is_db = wb_cli_value(argc, argv, &i, "--db", &v);
-        int is_format = !is_db && wb_cli_value(argc, argv, &i, "--format", &v);
-        int is_out = !is_db && !is_format && wb_cli_value(argc, argv, &i, "--out", &v);
-        int is_table = !is_db && !is_format && !is_out && wb_cli_value(argc, argv, &i, "--table", &v);
-        if (wb_cli_is_help(a)) rc = (fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK);
-        else if ((is_db || is_format || is_out || is_table) && (!v || !*v))
-            rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "%s needs a value", a);
-        else if (is_db) db = v;
-        else if (is_format) format = v;
-        else if (is_out) out = v;
-        else if (is_table) table = v;
-        else if (a[0] == '-') rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "unknown option %s", a);
-        else inputs[n++] = a;
-    }
-    int is_import = !strcmp(what, "import");
-    if (rc < 0 && !db) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "which gradebook? give --db FILE");
-    if (rc < 0 && is_import && n == 0) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "import which submissions? give files or folders");
-    if (rc < 0 && !is_import && n > 0) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "report takes no files (got %s)", inputs[0]);
-    if (rc < 0 && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html"))
+    const wb_cli_option options[] = {{"--db", WB_CLI_TEXT, .text = &db},
+                                     {"--format", WB_CLI_TEXT, .text = &format},
+                                     {"--out", WB_CLI_TEXT, .text = &out},
+                                     {"--table", WB_CLI_TEXT, .text = &table}};
+    wb_cli_spec spec = {.command = "gradebook", .usage = GRADEBOOK_USAGE, .options = options, .n_options = 4, .operands = inputs,
+                        .n_operands = &n, .max_operands = is_import ? (size_t)argc : 0, .min_operands = is_import ? 1 : 0,
+                        .missing = "import which submissions? give files or folders",
+                        .too_many = "report takes no files (got %s)"};
+    int rc = wb_cli_parse(&spec, argc - 1, argv + 1);
+    if (rc == WB_CLI_HELP) rc = WB_EXIT_OK;
+    else if (!rc && !db) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "which gradebook? give --db FILE");
+    else if (!rc && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html"))
         rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--format is text, csv, json or html, not %s", format);
-    wb_gb_table t = !strcmp(table, "questions") ? WB_GB_TABLE_QUESTIONS : !strcmp(table, "learners") ? WB_GB_TABLE_LEARNERS : WB_GB_TABLE_FACTS;
-    if (rc < 0 && strcmp(table, "facts") && strcmp(table, "questions") && strcmp(table, "learners"))
+    else if (!rc && strcmp(table, "facts") && strcmp(table, "questions") && strcmp(table, "learners"))
         rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--table is facts, questions or learners, not %s", table);
-    if (rc < 0) rc = is_import ? run_import(inputs, n, db) : run_report(db, format, t, out);
+    else if (!rc) {
+        wb_gb_table t = !strcmp(table, "questions") ? WB_GB_TABLE_QUESTIONS
+                        : !strcmp(table, "learners") ? WB_GB_TABLE_LEARNERS
+                                                     : WB_GB_TABLE_FACTS;
+        rc = is_import ? run_import(inputs, n, db) : run_report(db, format, t, out);
+    }
     free(inputs);
     return rc;
 }

@@ -105,29 +105,23 @@ int cmd_submit(int argc, char **argv) {
     const char **lessons = calloc((size_t)argc + 1, sizeof *lessons);
     size_t n = 0;
     if (!lessons) return fputs("grader submit: out of memory\n", stderr), WB_EXIT_INPUT;
-    int rc = -1;
-    for (int i = 1; i < argc && rc < 0; i++) {
-        const char *v = NULL;
-        if (wb_cli_is_help(argv[i])) rc = (fputs(SUBMIT_USAGE, stdout), WB_EXIT_OK);
-        else if (wb_cli_value(argc, argv, &i, "--name", &v)) {
-            if (!v || !*v) rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "--name needs a value");
-            name = v;
-        } else if (wb_cli_value(argc, argv, &i, "--out", &v)) {
-            if (!v || !*v) rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "--out needs a value");
-            out = v;
-        } else if (argv[i][0] == '-') rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "unknown option %s", argv[i]);
-        else lessons[n++] = argv[i];
-    }
-    if (rc < 0 && (!name || !*name)) {
-        struct passwd *pw = getpwuid(getuid());
-        name = pw ? pw->pw_name : NULL;
-    }
-    if (rc < 0 && (!name || !name_ok(name)))
-        rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "give your name with --name NAME (1 to 200 characters, no control characters)");
-    if (rc < 0) {
-        wb_error err = {0};
-        rc = run_submit(lessons, n, name, out, &err);
-        if (err.code) fprintf(stderr, "grader submit: %s\n", err.message);
+    const wb_cli_option options[] = {{"--name", WB_CLI_TEXT, .text = &name}, {"--out", WB_CLI_TEXT, .text = &out}};
+    wb_cli_spec spec = {.command = "submit", .usage = SUBMIT_USAGE, .options = options, .n_options = 2, .operands = lessons,
+                        .n_operands = &n, .max_operands = (size_t)argc};
+    int rc = wb_cli_parse(&spec, argc, argv);
+    if (rc == WB_CLI_HELP) rc = WB_EXIT_OK;
+    else if (!rc) {
+        if (!name || !*name) {
+            struct passwd *pw = getpwuid(getuid());
+            name = pw ? pw->pw_name : NULL;
+        }
+        if (!name || !name_ok(name)) {
+            rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "give your name with --name NAME (1 to 200 characters, no control characters)");
+        } else {
+            wb_error err = {0};
+            rc = run_submit(lessons, n, name, out, &err);
+            if (err.code) fprintf(stderr, "grader submit: %s\n", err.message);
+        }
     }
     free(lessons);
     return rc;
