@@ -1,5 +1,6 @@
 /* grading_facts.c: see grading_facts.h. */
 #include "grading_facts.h"
+#include "wb_predict.h"
 
 #include <string.h>
 
@@ -40,13 +41,13 @@ json_t *wb_grading_facts_json(const wb_grade *g, const wb_lesson *l) {
 }
 
 const char *wb_fact_label_kind(const char *label) {
-    static const char *const COUNTS[] = {"kernels", "gemms", "memsets", "memcpys", "streams", NULL};
-    static const char *const KEYED[] = {"kernels_named.", "api_calls.", "memcpys_named.", NULL};
-    for (int i = 0; COUNTS[i]; i++)
-        if (!strcmp(label, COUNTS[i])) return "count";
-    for (int i = 0; KEYED[i]; i++)
-        if (!strncmp(label, KEYED[i], strlen(KEYED[i])) && label[strlen(KEYED[i])]) return "count";
-    if (!strcmp(label, "overlap_us") || !strcmp(label, "gpu_us") || !strcmp(label, "wall_us")) return "time";
-    if (!strcmp(label, "bound")) return "bound";
+    static const char *const VALUE[] = {[WB_FACT_VALUE_COUNT] = "count", [WB_FACT_VALUE_TIME] = "time", [WB_FACT_VALUE_BOUND] = "bound"};
+    size_t n;
+    const wb_fact_kind_info *rows = wb_fact_kinds(&n);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(rows[i].name);
+        if (!rows[i].keyed ? !strcmp(label, rows[i].name) : !strncmp(label, rows[i].name, len) && label[len] == '.' && label[len + 1])
+            return VALUE[rows[i].value];
+    }
     return NULL;
 }

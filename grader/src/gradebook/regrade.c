@@ -141,10 +141,7 @@ static int collect(json_t *lesson, const char *try, wb_regraded *out) {
         json_t *g = json_object_get(f, try);
         x->question = json_string_value(json_object_get(q, "id"));
         x->label = json_string_value(json_object_get(f, "fact"));
-        /* validated: the label is a fact of the schema */
-        x->kind = !strcmp(x->label, "bound") ? "bound"
-                  : (!strcmp(x->label, "gpu_us") || !strcmp(x->label, "wall_us") || !strcmp(x->label, "overlap_us")) ? "time"
-                                                                                                                     : "count";
+        x->kind = wb_fact_label_kind(x->label); /* validated: the label is a fact of the schema */
         x->source = json_string_value(json_object_get(g, "source"));
         x->arch = json_string_value(json_object_get(g, "arch"));
         x->gpu = json_string_value(json_object_get(g, "gpu"));
@@ -167,7 +164,8 @@ static char *predictions_yaml(const char *lesson_name, json_t *lesson, const wb_
     fprintf(m, "lesson: %s\npredictions:\n", lesson_name);
     size_t k = 0, i, j;
     json_t *q, *f;
-    static const char *const GROUPS[] = {"kernels_named", "api_calls", "memcpys_named"};
+    size_t n_kinds;
+    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
     json_array_foreach(json_object_get(lesson, "questions"), i, q) {
         size_t first = k, n = json_array_size(json_object_get(q, "facts")), mine = 0;
         for (j = 0; j < n; j++) mine += !strcmp(g->facts[first + j].arch, arch);
@@ -191,17 +189,19 @@ static char *predictions_yaml(const char *lesson_name, json_t *lesson, const wb_
             if (strcmp(x->arch, arch) || strchr(x->label, '.')) continue;
             fprintf(m, "    %s: %s\n", x->label, x->predicted);
         }
-        for (int grp = 0; grp < 3; grp++) {
+        for (size_t grp = 0; grp < n_kinds; grp++) { /* a keyed kind's facts: one map */
+            if (!kinds[grp].keyed) continue;
             int open = 0;
-            size_t glen = strlen(GROUPS[grp]);
+            const char *group = kinds[grp].name;
+            size_t glen = strlen(group);
             json_array_foreach(json_object_get(q, "facts"), j, f) {
                 const wb_regraded_fact *x = &g->facts[first + j];
-                if (strcmp(x->arch, arch) || strncmp(x->label, GROUPS[grp], glen) || x->label[glen] != '.') continue;
+                if (strcmp(x->arch, arch) || strncmp(x->label, group, glen) || x->label[glen] != '.') continue;
                 json_t *key = json_string(x->label + glen + 1);
                 s = json_dumps(key, JSON_ENCODE_ANY);
                 json_decref(key);
                 if (open) fputs(", ", m);
-                else fprintf(m, "    %s: {", GROUPS[grp]);
+                else fprintf(m, "    %s: {", group);
                 fprintf(m, "%s: %s", s, x->predicted);
                 open = 1;
                 free(s);
