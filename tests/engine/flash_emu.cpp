@@ -20,8 +20,8 @@
 
 #include "cuda_runtime_emu.h"
 
-#include "cuda/attention_forward.cu"
-#include "cuda/attention_backward.cu"
+#include "attention_forward.cu"
+#include "attention_backward.cu"
 
 /* Runs kernel() over grid (gx, gy) with `threads` threads a block. */
 template <typename F>
