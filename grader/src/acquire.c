@@ -26,7 +26,7 @@
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void remove_run(const char *dir) {
+void wb_remove_run_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
@@ -65,7 +65,7 @@ static void prune_runs(const char *parent) {
         char dir[4400];
         struct stat st;
         snprintf(dir, sizeof dir, "%s/%s", parent, names[i]);
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > KEEP_YOUNGER_S) remove_run(dir);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > KEEP_YOUNGER_S) wb_remove_run_dir(dir);
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);

@@ -44,4 +44,7 @@ int wb_lesson_timeout(void);
  * than ten minutes. */
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
 
+/* Removes a run folder's plain files, then the folder (left when anything else is inside). */
+void wb_remove_run_dir(const char *dir);
+
 #endif

@@ -518,6 +518,18 @@ static int predictions_complete(const char *file, const char *lesson_dir) {
     return complete;
 }
 
+/* The grading or reveal could not be recorded: nothing captured is shown, and a live run's
+ * captures are removed with their folder, so that this try stays the learner's first. */
+static int nothing_shown(wb_error *err, const char *run_dir, int live) {
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    if (live) wb_remove_run_dir(run_dir);
+    else rmdir(run_dir);
+    err->code = 0; /* the message says more than the progress file's own error */
+    return wb_fail(err, WB_EXIT_INPUT, "%s. Nothing of the capture was shown, since this try could not be recorded: "
+                   "fix the progress file (or move it away) and check again", why);
+}
+
 /* ---- the command ---------------------------------------------------------------------------- */
 
 static int run_check(const check_options *o, wb_error *err) {
@@ -537,7 +549,8 @@ static int run_check(const check_options *o, wb_error *err) {
     int have_key = 0, rc = 0;
     json_t *out = NULL;
     const char **variants = NULL; /* as many as the lesson has */
-    char run_dir[4096], root[4096], state[4096];
+    char run_dir[4096] = "", root[4096], state[4096];
+    const char *source = NULL; /* "live" or "replay", once the captures are obtained */
     if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
     variants = calloc(lesson.n_variants + 1, sizeof *variants);
     if (!variants) {
@@ -606,7 +619,6 @@ static int run_check(const check_options *o, wb_error *err) {
         }
     }
     size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
-    const char *source = NULL;
     if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, err))) goto out;
 
     char key_path[4200];
@@ -619,6 +631,11 @@ static int run_check(const check_options *o, wb_error *err) {
 
     out = json ? json_object() : NULL;
     if (o->reveal) {
+        /* on disk before anything is shown: a reveal that cannot be recorded shows nothing */
+        if ((rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err))) {
+            rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
+            goto out;
+        }
         int predicted = predictions_complete(o->predictions ? o->predictions : NULL, lesson.dir);
         if (json) json_object_set_new(out, "lesson", json_string(lesson.lesson)), json_object_set_new(out, "source", json_string(source)),
             json_object_set_new(out, "revealed_without_predictions", json_boolean(!predicted)),
@@ -631,10 +648,20 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
-        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        /* The grading (a first try, when it is one) is written and synced before anything captured
+         * is shown; when it cannot be recorded nothing is shown, so that no try goes unrecorded. */
+        char hash[64] = "";
+        wb_hash_file(predictions_path, hash, sizeof hash);
+        wb_variant_score scores[64];
+        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
+        if ((rc = wb_progress_record_grading(state, lesson.lesson, &g, err))) {
+            wb_grade_free(&grade);
+            rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
+            goto out;
+        }
         /* a released course: explanations open with what this grading captured (sealed_key.h) */
         char sealed_path[4400];
         wb_sealed_key_path(lesson.dir, lesson.lesson, sealed_path, sizeof sealed_path);
@@ -655,15 +682,10 @@ static int run_check(const check_options *o, wb_error *err) {
         } else {
             wb_report_text(stdout, &ctx, &grade);
         }
-        char hash[64] = "";
-        wb_hash_file(predictions_path, hash, sizeof hash);
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
-        wb_variant_score scores[64];
-        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source};
-        if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
         wb_grade_free(&grade);
         if (!rc) rc = graded_rc;
     }
@@ -673,6 +695,8 @@ static int run_check(const check_options *o, wb_error *err) {
         free(text);
     }
 out:
+    /* a replay that failed wrote nothing into its run folder: leave none behind */
+    if (rc != WB_EXIT_OK && rc != WB_EXIT_WRONG && run_dir[0] && source && !strcmp(source, "replay")) rmdir(run_dir);
     free(variants);
     json_decref(out);
     if (view.items != preds.items) free(view.items);
