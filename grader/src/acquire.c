@@ -1,11 +1,13 @@
 /* acquire.c: see acquire.h. */
 #define _GNU_SOURCE
 #include "acquire.h"
+#include "calibration_cache.h"
 #include "capture_merge.h"
 #include "paths.h"
 #include "read_file.h"
 #include "run_lesson.h"
 #include "time_facts.h"
+#include "timings.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -116,8 +118,17 @@ static char *read_output(const char *path) {
     return buf;
 }
 
-/* The GPU's ceilings, measured once per grader process by the calibration program. */
-static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, wb_error *err) {
+/* ---- the calibration, and its cache -------------------------------------------------------- */
+
+static int calibrate_fresh(void) {
+    const char *v = getenv("WB_CALIBRATE");
+    return v && !strcmp(v, "fresh");
+}
+
+/* The GPU's ceilings, measured once per grader process by the calibration program, or taken from
+ * cache_dir (when not NULL) when measured there before on this GPU (see acquire.h). The text the
+ * ceilings come from goes to <run_dir>/calibration.json either way. */
+static int calibrate(const char *run_dir, const char *cache_dir, FILE *progress, wb_calibration *out, wb_error *err) {
     static wb_calibration cached;
     if (cached.present) {
         *out = cached;
@@ -126,6 +137,26 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
     char binary[4096], log[4200];
     if (wb_find_lesson_binary(CALIBRATE_BINARY, binary, sizeof binary, err)) return err->code;
     snprintf(log, sizeof log, "%s/calibration.json", run_dir);
+    wb_calibration_key key;
+    int keyed = cache_dir && wb_calibration_key_of(cache_dir, binary, &key) == 0;
+    char measured_at[64] = "";
+    char *reuse = keyed && !calibrate_fresh() ? wb_calibration_cached(&key, time(NULL), measured_at, sizeof measured_at) : NULL;
+    if (reuse) {
+        FILE *f = fopen(log, "w");
+        int written = f && fprintf(f, "%s\n", reuse) > 0;
+        if (f && fclose(f) != 0) written = 0;
+        int rc = written ? wb_calibration_from_json(key.path, reuse, strlen(reuse), &cached, err) : -1;
+        free(reuse);
+        if (rc == 0) {
+            if (progress)
+                fprintf(progress, "the GPU's copy bandwidth and matrix rate: as measured on this GPU at %s (cached; "
+                                  "WB_CALIBRATE=fresh measures again)\n", measured_at);
+            wb_timing_mark("calibration (cached)");
+            *out = cached;
+            return 0;
+        }
+        if (err->code) return err->code;
+    }
     if (progress) {
         fprintf(progress, "measuring the GPU's copy bandwidth and matrix rate (%s) ...", CALIBRATE_BINARY);
         fflush(progress);
@@ -142,8 +173,10 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
                        res.timed_out ? "timed out" : res.signal ? "killed by a signal" : "non-zero exit", log);
     }
     int rc = wb_calibration_from_json(log, text, strlen(text), &cached, err);
+    if (!rc && keyed) wb_calibration_store(&key, text, time(NULL));
     free(text);
     if (!rc) *out = cached;
+    wb_timing_mark("calibration (measured)");
     return rc;
 }
 
@@ -229,7 +262,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         rc = wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
         goto out;
     }
-    if ((rc = calibrate(req->run_dir, req->progress, &calibration, err))) goto out;
+    if ((rc = calibrate(req->run_dir, req->calibration_cache, req->progress, &calibration, err))) goto out;
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
         char log[4200];
@@ -245,6 +278,9 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         wb_rank_captures_clear(paths[i]);
         if ((rc = wb_launch_lesson(&launch, &res, err))) goto out;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
+        char phase[300];
+        snprintf(phase, sizeof phase, "variant %s (program under CUPTI)", v->name);
+        wb_timing_mark(phase);
         runs[i].variant = v->name;
         runs[i].args = v->args;
         runs[i].n_args = v->n_args;
@@ -280,6 +316,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         goto out;
     /* the capture library wrote what it could: a capture that does not read is an incomplete capture */
     if ((rc = wb_recording_load(recording, out, err))) rc = err->code = WB_EXIT_CAPTURE;
+    wb_timing_mark("recording written and read");
 out:
     for (int r = 0; repeats && r < n_repeats; r++) wb_repeat_free(&repeats[r]);
     free(repeats);

@@ -31,6 +31,7 @@
 #include "term.h"
 #include "text_fit.h"
 #include "timeline_html.h"
+#include "timings.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -385,14 +386,17 @@ static int filter_variant(wb_prediction_set *view, const wb_prediction_set *all,
 /* ---- obtaining captures --------------------------------------------------------------------- */
 
 static int obtain(const check_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int json,
-                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, wb_error *err) {
+                  const char *state, wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, wb_error *err) {
     char arch[16] = "", gpu[256] = "";
     int have_gpu = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    wb_timing_mark("device probe (CUDA driver start)");
     const char *suffix = have_gpu ? NULL : "replay";
     if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
     if (have_gpu) {
         *source = "live";
-        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1};
+        char cache[4200]; /* the calibration measured on this GPU, reused (acquire.h) */
+        snprintf(cache, sizeof cache, "%s/calibration", state);
+        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1, cache};
         if (wb_capture_live(&req, rec, err)) return err->code;
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
     }
@@ -433,7 +437,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     }
     int rc = wb_chrome_trace_write(&view, trace, err);
     if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    wb_timing_mark("traces written");
     if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
+    wb_timing_mark("timeline page written");
     json_t *summaries = json_object();
     for (size_t i = 0; i < view.n_runs && !rc; i++) {
         wb_summary s;
@@ -469,6 +475,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     if (json) json_object_set_new(out, "output", outputs);
     else json_decref(outputs);
     free(view.runs);
+    wb_timing_mark("kernel summary and program output");
     if (json) {
         json_object_set_new(out, "summary", summaries);
         json_object_set_new(out, "trace_file", json_string(trace));
@@ -619,7 +626,9 @@ static int run_check(const check_options *o, wb_error *err) {
         }
     }
     size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
-    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, err))) goto out;
+    wb_timing_mark("lesson and predictions read");
+    if ((rc = obtain(o, &lesson, variants, n_variants, json, state, &rec, &source, run_dir, sizeof run_dir, err))) goto out;
+    wb_timing_mark("captures ready to grade");
 
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
@@ -651,6 +660,7 @@ static int run_check(const check_options *o, wb_error *err) {
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        wb_timing_mark("grading");
         /* The grading (a first try, when it is one) is written and synced before anything captured
          * is shown; when it cannot be recorded nothing is shown, so that no try goes unrecorded. */
         char hash[64] = "";
@@ -662,6 +672,7 @@ static int run_check(const check_options *o, wb_error *err) {
             rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
             goto out;
         }
+        wb_timing_mark("progress recorded (synced)");
         /* a released course: explanations open with what this grading captured (sealed_key.h) */
         char sealed_path[4400];
         wb_sealed_key_path(lesson.dir, lesson.lesson, sealed_path, sizeof sealed_path);
@@ -682,6 +693,7 @@ static int run_check(const check_options *o, wb_error *err) {
         } else {
             wb_report_text(stdout, &ctx, &grade);
         }
+        wb_timing_mark("report");
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
@@ -713,7 +725,9 @@ int cmd_check(int argc, char **argv) {
     if (p < 0) return WB_EXIT_OK;
     if (p > 0) return p;
     wb_error err = {0};
+    wb_timing_mark("start (loading, to the options read)");
     int rc = run_check(&o, &err);
+    wb_timing_mark("done");
     if (err.code) {
         fprintf(stderr, "grader check: %s\n", err.message);
         /* --format json promises one JSON object on stdout, failures included */
