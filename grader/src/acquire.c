@@ -386,7 +386,14 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
                            "(%s).%s%s", variants[i], run->exit_code, c->n_kernels, c->n_api, rec->path ? rec->path : "",
                            log_dir ? " Its output: " : "", log_dir ? log : "");
         }
-        /* a multi-process run: which ranks */
+        /* a multi-process run: the ranks the lesson runs, no more and no fewer */
+        int ranks = wb_lesson_world_size(lesson, variants[i]);
+        if (c->world_size != ranks)
+            return wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture of variant %s has world_size %d, but lesson.yaml runs it "
+                           "as %d process%s: rank %d %s; not graded. Re-record the lesson with grader record %s",
+                           rec->path ? rec->path : "the recording", variants[i], c->world_size, ranks, ranks == 1 ? "" : "es",
+                           c->world_size > ranks ? ranks : c->world_size,
+                           c->world_size > ranks ? "is not one of the lesson's ranks" : "is missing", lesson->dir);
         char which[200] = "";
         if (c->rank_problems[0]) snprintf(which, sizeof which, " (of its %d processes: %s)", c->world_size, c->rank_problems);
         if (!c->cupti_enabled)
