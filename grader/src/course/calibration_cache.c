@@ -1,10 +1,7 @@
 /* calibration_cache.c: see calibration_cache.h. */
 #define _GNU_SOURCE
 #include "calibration_cache.h"
-#include "device.h"
-#include "error.h"
-#include "paths.h"
-#include "read_file.h"
+#include "wb_base.h"
 
 #include <fcntl.h>
 #include <jansson.h>
