@@ -1,0 +1,254 @@
+/*
+ * cmd_list.c: `grader list` (the course and where the learner stands) and `grader hint` (the
+ * lesson's hints, one at a time). Both read the learner's progress file; hint also writes it.
+ */
+#define _GNU_SOURCE
+#include "wb_base.h"
+#include "commands.h"
+#include "wb_course.h"
+#include "wb_predict.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char LIST_USAGE[] =
+    "usage: grader list [--format text|json]\n"
+    "\n"
+    "Lists the course's lessons in course order with where you stand in each: not started, in\n"
+    "progress, predicted (every value filled in, not graded yet), graded with its score, regraded\n"
+    "(the predictions changed after their first grading: the first-try score is kept and shown\n"
+    "beside the latest one), or revealed (the trace was shown before any grading). Progress is\n"
+    "read from .workbench/progress.json (safe to delete: it only forgets scores).\n"
+    "\n"
+    "  --format text|json  json: one JSON object on stdout\n"
+    "\n"
+    "exit: 0 listed, 2 bad usage, or a lesson.yaml that cannot be read (the others are still listed)\n";
+
+const char HINT_USAGE[] =
+    "usage: grader hint LESSON [QUESTION]\n"
+    "\n"
+    "Shows the lesson's next hint, one per call: for QUESTION (a question id of the lesson), or else\n"
+    "for the first question you have not predicted yet that still has hints. Your progress file\n"
+    "remembers how many you have seen; grader list shows the count. LESSON is a lesson folder, its\n"
+    "name (01_matmul_add) or its number (01).\n"
+    "\n"
+    "exit: 0 a hint was shown (or none is left, which it says), 2 bad usage or input\n";
+
+/* ---- list ------------------------------------------------------------------------------------- */
+
+static void score_text(const wb_lesson_status *s, char *buf, size_t cap) {
+    buf[0] = '\0';
+    switch (s->state) {
+    case WB_STATE_GRADED:
+        snprintf(buf, cap, "%ld/%ld", s->right, s->total);
+        if (s->first_total >= 0 && (s->first_right != s->right || s->first_total != s->total))
+            snprintf(buf + strlen(buf), cap - strlen(buf), " (first try %ld/%ld)", s->first_right, s->first_total);
+        else if (!s->revealed_first)
+            snprintf(buf + strlen(buf), cap - strlen(buf), " first try");
+        if (s->revealed_first) snprintf(buf + strlen(buf), cap - strlen(buf), ", after seeing the trace");
+        break;
+    case WB_STATE_REGRADED:
+        snprintf(buf, cap, "%ld/%ld now, first try %ld/%ld%s", s->right, s->total, s->first_right, s->first_total,
+                 s->edited_since_grading ? " (edited since the last grading)" : "");
+        break;
+    case WB_STATE_IN_PROGRESS: snprintf(buf, cap, "%ld of %ld values predicted", s->filled, s->facts); break;
+    case WB_STATE_PREDICTED: snprintf(buf, cap, "ready to check"); break;
+    case WB_STATE_REVEALED: snprintf(buf, cap, "trace seen before predicting"); break;
+    case WB_STATE_NOT_STARTED:
+        if (s->facts < 0 && !s->note[0]) snprintf(buf, cap, "no predictions template");
+        break;
+    case WB_STATE_BROKEN: snprintf(buf, cap, "%s", s->note); break;
+    }
+    if (s->first_total >= 0 && (s->state == WB_STATE_NOT_STARTED || s->state == WB_STATE_IN_PROGRESS || s->state == WB_STATE_PREDICTED))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%sstarted again; first try %ld/%ld kept", buf[0] ? ", " : "",
+                 s->first_right, s->first_total);
+    if (s->hints_shown > 0) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%ld hint%s", buf[0] ? ", " : "", s->hints_shown,
+                                     s->hints_shown == 1 ? "" : "s");
+}
+
+static const char *state_color(FILE *f, const wb_lesson_status *s) {
+    if (s->state == WB_STATE_GRADED && s->right == s->total) return wb_green(f);
+    if (s->state == WB_STATE_BROKEN) return wb_red(f);
+    if (s->state == WB_STATE_NOT_STARTED) return wb_dim(f);
+    return "";
+}
+
+static json_t *status_json(const wb_lesson_status *s) {
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "lesson", s->name, "title", s->title, "dir", s->dir, "state",
+                          wb_lesson_state_name(s->state));
+#define SET_INT(key, v) json_object_set_new(o, key, (v) >= 0 ? json_integer(v) : json_null())
+    SET_INT("right", s->right);
+    SET_INT("total", s->total);
+    SET_INT("first_right", s->first_right);
+    SET_INT("first_total", s->first_total);
+    SET_INT("attempts", s->attempts);
+    SET_INT("predicted", s->filled);
+    SET_INT("facts", s->facts);
+#undef SET_INT
+    json_object_set_new(o, "hints_shown", json_integer(s->hints_shown));
+    json_object_set_new(o, "revealed_before_grading", json_boolean(s->revealed_first));
+    json_object_set_new(o, "edited_since_grading", json_boolean(s->edited_since_grading));
+    if (s->note[0]) json_object_set_new(o, "note", json_string(s->note));
+    return o;
+}
+
+int cmd_list(int argc, char **argv) {
+    const char *format = "text"; /* text | json */
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (wb_cli_is_help(argv[i])) return fputs(LIST_USAGE, stdout), WB_EXIT_OK;
+        if (wb_cli_value(argc, argv, &i, "--format", &v)) {
+            if (!wb_cli_format_ok(v)) return wb_cli_usage_error("list", LIST_USAGE, "--format is text or json");
+            format = v;
+            continue;
+        }
+        return wb_cli_usage_error("list", LIST_USAGE, "unexpected argument %s", argv[i]);
+    }
+    wb_error err = {0};
+    char root[4096], state[4096];
+    wb_course course;
+    json_t *progress = NULL;
+    if (wb_find_root(root, sizeof root, &err) || wb_course_load(root, &course, &err)) {
+        fprintf(stderr, "grader list: %s\n", err.message);
+        return err.code;
+    }
+    if (wb_state_dir(root, state, sizeof state, &err) || wb_progress_load(state, &progress, &err)) {
+        fprintf(stderr, "grader list: %s\n", err.message);
+        wb_course_free(&course);
+        return err.code;
+    }
+    size_t drafts = wb_course_drop_drafts(&course); /* for instructors: grader lint lists them */
+    wb_lesson_status *s = calloc(course.n + 1, sizeof *s);
+    if (!s) {
+        fprintf(stderr, "grader list: out of memory\n");
+        json_decref(progress);
+        wb_course_free(&course);
+        return WB_EXIT_INPUT;
+    }
+    size_t broken = 0;
+    for (size_t i = 0; i < course.n; i++) {
+        wb_lesson_status_get(course.dirs[i], progress, &s[i]);
+        broken += s[i].state == WB_STATE_BROKEN;
+    }
+    long next = wb_next_lesson(s, course.n);
+    char shown[4200];
+    if (!strcmp(format, "json")) {
+        json_t *lessons = json_array();
+        for (size_t i = 0; i < course.n; i++) json_array_append_new(lessons, status_json(&s[i]));
+        wb_cli_print_json(json_pack("{s:s, s:o, s:o}", "root", root, "lessons", lessons, "next",
+                                    next >= 0 ? json_string(s[next].dir) : json_null()));
+    } else {
+        printf("%sCourse in %s: %zu lesson%s%s\n", wb_bold(stdout), root, course.n, course.n == 1 ? "" : "s", wb_reset(stdout));
+        for (size_t i = 0; i < course.n; i++) {
+            char score[1200], title[48];
+            score_text(&s[i], score, sizeof score);
+            if (strlen(s[i].title) > 44) snprintf(title, sizeof title, "%.41s...", s[i].title);
+            else snprintf(title, sizeof title, "%s", s[i].title);
+            printf("%s %-20s %-44s %s%-11s%s %s\n", (long)i == next ? ">" : " ", s[i].name, title, state_color(stdout, &s[i]),
+                   wb_lesson_state_name(s[i].state), wb_reset(stdout), score);
+        }
+        if (course.n == 0) printf("  (no lessons: folders lessons/NN_name with a lesson.yaml)\n");
+        if (drafts) printf("  (%zu draft lesson%s not listed: lesson.yaml says draft: true)\n", drafts, drafts == 1 ? "" : "s");
+        if (next >= 0) printf("\nNext: grader check %s\n", wb_cli_display_path(s[next].dir, shown, sizeof shown));
+        else if (course.n) printf("\nEvery lesson is graded.\n");
+    }
+    for (size_t i = 0; i < course.n; i++)
+        if (s[i].state == WB_STATE_BROKEN) fprintf(stderr, "grader list: %s\n", s[i].note);
+    free(s);
+    json_decref(progress);
+    wb_course_free(&course);
+    return broken ? WB_EXIT_INPUT : WB_EXIT_OK;
+}
+
+/* ---- hint ------------------------------------------------------------------------------------- */
+
+static int run_hint(const char *lesson_arg, const char *question_id, wb_error *err) {
+    char dir[4096], root[4096], state[4096];
+    if (wb_resolve_lesson(lesson_arg, dir, sizeof dir, err)) return err->code;
+    wb_lesson l;
+    if (wb_lesson_load(dir, &l, err)) return err->code;
+    json_t *progress = NULL;
+    int rc = 0, lock = -1; /* concurrent hints and checks take turns on the progress file */
+    wb_root_dir(l.dir, root, sizeof root);
+    if ((rc = wb_state_dir(root, state, sizeof state, err))) goto out;
+    if ((lock = wb_progress_lock(state, err)) < 0) {
+        rc = err->code;
+        goto out;
+    }
+    if ((rc = wb_progress_load(state, &progress, err))) goto out;
+    json_t *entry = wb_progress_lesson(progress, l.lesson);
+
+    char path[4200];
+    wb_prediction_set p;
+    wb_error perr = {0};
+    int have_p = wb_predictions_to_read(l.dir, path, sizeof path) == 0 && wb_predictions_load(path, &p, &perr) == 0;
+
+    const wb_question *q = NULL;
+    if (question_id) {
+        q = wb_lesson_question(&l, question_id);
+        if (!q) {
+            char ids[2048] = "";
+            for (size_t i = 0; i < l.n_questions; i++)
+                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", l.questions[i].id);
+            rc = wb_fail_at(err, WB_EXIT_INPUT, l.path, 0, 0, "lesson %s has no question '%s' (its questions: %s)", l.lesson,
+                            question_id, ids);
+            goto out_p;
+        }
+    } else {
+        q = wb_hint_pick(&l, have_p ? &p : NULL, entry);
+        if (!q) {
+            size_t total = 0;
+            for (size_t i = 0; i < l.n_questions; i++) total += l.questions[i].n_hints;
+            if (total == 0) printf("Lesson %s has no hints.\n", l.lesson);
+            else printf("No hints left in lesson %s: you have seen all %zu. grader hint %s QUESTION shows a question's "
+                        "hints again.\n", l.lesson, total, l.lesson);
+            goto out_p;
+        }
+    }
+    if (q->n_hints == 0) {
+        printf("Question '%s' of lesson %s has no hints.\n", q->id, l.lesson);
+        goto out_p;
+    }
+    long index = wb_hint_take(entry, q);
+    if (index < 0) {
+        printf("No more hints for '%s': you have seen all %zu.\n", q->id, q->n_hints);
+        for (size_t i = 0; i < q->n_hints; i++) printf("  %zu. ", i + 1), wb_wrap(stdout, q->hints[i], 5, 5, wb_term_width(stdout));
+        goto out_p;
+    }
+    if ((rc = wb_progress_save(state, progress, err))) goto out_p;
+    printf("%sHint %ld of %zu%s for '%s' (range %s%s%s):\n  Q: ", wb_bold(stdout), index + 1, q->n_hints, wb_reset(stdout), q->id,
+           q->range, q->variant ? ", variant " : "", q->variant ? q->variant : "");
+    wb_wrap(stdout, q->ask, 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
+    fputs("  ", stdout);
+    wb_wrap(stdout, q->hints[index], 2, 2, wb_term_width(stdout));
+    if ((size_t)index + 1 < q->n_hints)
+        printf("%zu more: grader hint %s %s\n", q->n_hints - (size_t)index - 1, l.lesson, q->id);
+    else
+        printf("That was the last hint for '%s'.\n", q->id);
+out_p:
+    if (have_p) wb_predictions_free(&p);
+out:
+    wb_progress_unlock(lock);
+    json_decref(progress);
+    wb_lesson_free(&l);
+    return rc;
+}
+
+int cmd_hint(int argc, char **argv) {
+    const char *lesson = NULL, *question = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (wb_cli_is_help(argv[i])) return fputs(HINT_USAGE, stdout), WB_EXIT_OK;
+        if (argv[i][0] == '-') return wb_cli_usage_error("hint", HINT_USAGE, "unknown option %s", argv[i]);
+        if (!lesson) lesson = argv[i];
+        else if (!question) question = argv[i];
+        else return wb_cli_usage_error("hint", HINT_USAGE, "unexpected argument %s", argv[i]);
+    }
+    if (!lesson) return wb_cli_usage_error("hint", HINT_USAGE, "which lesson? e.g. grader hint 01_matmul_add");
+    wb_error err = {0};
+    int rc = run_hint(lesson, question, &err);
+    if (err.code) fprintf(stderr, "grader hint: %s\n", err.message);
+    return rc;
+}
