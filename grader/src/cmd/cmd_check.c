@@ -51,57 +51,21 @@ typedef struct {
     int replay, reveal, long_names;
 } check_options;
 
-static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "grader check: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n\n%s", CHECK_USAGE);
-    return WB_EXIT_INPUT;
-}
-
-/* "--name VALUE" or "--name=VALUE". */
-static int take_value(int argc, char **argv, int *i, const char *name, const char **value) {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0') return 0;
-    if (*i + 1 >= argc) {
-        *value = NULL;
-        return 1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
 static int parse(int argc, char **argv, check_options *o) {
     memset(o, 0, sizeof *o);
     o->format = "text";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(CHECK_USAGE, stdout);
-            return -1;
-        }
-        if (wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
-        if (!strcmp(a, "--reveal")) { o->reveal = 1; continue; }
-        if (!strcmp(a, "--long-names")) { o->long_names = 1; continue; }
-        const char *v = NULL;
-        if (take_value(argc, argv, &i, "--predictions", &v) || take_value(argc, argv, &i, "--variant", &v) ||
-            take_value(argc, argv, &i, "--format", &v)) {
-            if (!v) return usage_error("%s needs a value", a);
-            if (!strncmp(a, "--predictions", 13)) o->predictions = v;
-            else if (!strncmp(a, "--variant", 9)) o->variant = v;
-            else o->format = v;
-            continue;
-        }
-        if (a[0] == '-') return usage_error("unknown option %s", a);
-        if (o->lesson_dir) return usage_error("one lesson at a time (also got %s)", a);
-        o->lesson_dir = a;
-    }
-    if (strcmp(o->format, "text") && strcmp(o->format, "json")) return usage_error("--format is text or json, not %s", o->format);
-    return 0;
+    const wb_cli_option options[] = {
+        {"--replay", WB_CLI_REPLAY, .flag = &o->replay, .text = &o->trace},
+        {"--reveal", WB_CLI_FLAG, .flag = &o->reveal},
+        {"--long-names", WB_CLI_FLAG, .flag = &o->long_names},
+        {"--predictions", WB_CLI_TEXT, .text = &o->predictions},
+        {"--variant", WB_CLI_TEXT, .text = &o->variant},
+        {"--format", WB_CLI_FORMAT, .text = &o->format},
+    };
+    size_t n = 0; /* the lesson, or none: the next one not graded */
+    wb_cli_spec s = {.command = "check", .usage = CHECK_USAGE, .options = options, .n_options = sizeof options / sizeof options[0],
+                     .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .too_many = "one lesson at a time (also got %s)"};
+    return wb_cli_parse(&s, argc, argv);
 }
 
 /* ---- which lesson ------------------------------------------------------------------------ */

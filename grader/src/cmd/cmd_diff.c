@@ -48,24 +48,17 @@ static json_t *names_json(const char **names) {
 
 int cmd_diff(int argc, char **argv) {
     const char *format = "text", *spec[2] = {NULL, NULL}; /* text | json; the two sides */
-    int n_specs = 0, reveal = 0;                          /* reveal: --reveal, consent given */
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (wb_cli_is_help(argv[i])) return fputs(DIFF_USAGE, stdout), WB_EXIT_OK;
-        if (!strcmp(argv[i], "--reveal")) {
-            reveal = 1;
-            continue;
-        }
-        if (wb_cli_value(argc, argv, &i, "--format", &v)) {
-            if (!wb_cli_format_ok(v)) return wb_cli_usage_error("diff", DIFF_USAGE, "--format is text or json");
-            format = v;
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1] == '-') return wb_cli_usage_error("diff", DIFF_USAGE, "unknown option %s", argv[i]);
-        if (n_specs == 2) return wb_cli_usage_error("diff", DIFF_USAGE, "two captures at a time (also got %s)", argv[i]);
-        spec[n_specs++] = argv[i];
-    }
-    if (n_specs < 2) return wb_cli_usage_error("diff", DIFF_USAGE, "give two captures to compare");
+    size_t n_specs = 0;
+    int reveal = 0; /* --reveal: consent given */
+    const wb_cli_option options[] = {
+        {"--reveal", WB_CLI_FLAG, .flag = &reveal},
+        {"--format", WB_CLI_FORMAT, .text = &format},
+    };
+    wb_cli_spec s = {.command = "diff", .usage = DIFF_USAGE, .options = options, .n_options = 2, .operands = spec, .n_operands = &n_specs,
+                     .max_operands = 2, .min_operands = 2, .missing = "give two captures to compare",
+                     .too_many = "two captures at a time (also got %s)", .dash_operands = 1};
+    int parsed = wb_cli_parse(&s, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     int json = !strcmp(format, "json");
 
     wb_diff_side a, b;

@@ -110,25 +110,15 @@ int cmd_explain(int argc, char **argv) {
     size_t n = 0;
     int reveal = 0; /* --reveal: consent to see a lesson not graded yet */
     if (!names) return WB_EXIT_INPUT;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (wb_cli_is_help(argv[i])) return free(names), fputs(EXPLAIN_USAGE, stdout), WB_EXIT_OK;
-        if (!strcmp(argv[i], "--reveal")) {
-            reveal = 1;
-            continue;
-        }
-        if (wb_cli_value(argc, argv, &i, "--format", &v)) {
-            if (!wb_cli_format_ok(v)) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "--format is text or json");
-            format = v;
-        } else if (wb_cli_value(argc, argv, &i, "--trace", &v)) {
-            if (!v) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "--trace needs a file");
-            trace = v;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "unknown option %s", argv[i]);
-        } else {
-            names[n++] = argv[i];
-        }
-    }
+    const wb_cli_option options[] = {
+        {"--reveal", WB_CLI_FLAG, .flag = &reveal},
+        {"--format", WB_CLI_FORMAT, .text = &format},
+        {"--trace", WB_CLI_TEXT, .text = &trace, .bad = "--trace needs a file"},
+    };
+    wb_cli_spec spec = {.command = "explain", .usage = EXPLAIN_USAGE, .options = options, .n_options = 3, .operands = names,
+                        .n_operands = &n, .max_operands = (size_t)argc, .dash_operands = 1};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return free(names), parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     if (!n && !trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give a kernel name (or --trace FILE)");
     if (n && trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give kernel names or --trace, not both");
     int json = !strcmp(format, "json");

@@ -62,25 +62,22 @@ int cmd_lint(int argc, char **argv) {
     int rc = WB_EXIT_OK;
     wb_error err = {0};
     if (!dirs) return WB_EXIT_INPUT;
-    for (int i = 1; i < argc && !rc; i++) {
-        const char *v;
-        char dir[4096];
-        if (wb_cli_is_help(argv[i])) {
-            fputs(LINT_USAGE, stdout);
-            rc = -1;
-        } else if (wb_cli_value(argc, argv, &i, "--format", &v)) {
-            if (!wb_cli_format_ok(v)) rc = wb_cli_usage_error("lint", LINT_USAGE, "--format is text or json");
-            else format = v;
-        } else if (argv[i][0] == '-') {
-            rc = wb_cli_usage_error("lint", LINT_USAGE, "unknown option %s", argv[i]);
-        } else if (wb_resolve_lesson(argv[i], dir, sizeof dir, &err)) {
+    const char **lessons = calloc((size_t)argc + 1, sizeof *lessons); /* folders, names or numbers */
+    size_t n_lessons = 0;
+    const wb_cli_option options[] = {{"--format", WB_CLI_FORMAT, .text = &format}};
+    wb_cli_spec spec = {.command = "lint", .usage = LINT_USAGE, .options = options, .n_options = 1, .operands = lessons,
+                        .n_operands = &n_lessons, .max_operands = (size_t)argc};
+    rc = lessons ? wb_cli_parse(&spec, argc, argv) : WB_EXIT_INPUT;
+    for (size_t i = 0; i < n_lessons && !rc; i++) {
+        char dir[4096], shown[4200];
+        if (wb_resolve_lesson(lessons[i], dir, sizeof dir, &err)) {
             fprintf(stderr, "grader lint: %s\n", err.message);
             rc = err.code;
         } else {
-            char shown[4200];
             dirs[n++] = strdup(wb_cli_display_path(dir, shown, sizeof shown));
         }
     }
+    free(lessons);
     if (!rc && n == 0) {
         char root[4096];
         free(dirs);

@@ -97,16 +97,10 @@ static json_t *status_json(const wb_lesson_status *s) {
 
 int cmd_list(int argc, char **argv) {
     const char *format = "text"; /* text | json */
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (wb_cli_is_help(argv[i])) return fputs(LIST_USAGE, stdout), WB_EXIT_OK;
-        if (wb_cli_value(argc, argv, &i, "--format", &v)) {
-            if (!wb_cli_format_ok(v)) return wb_cli_usage_error("list", LIST_USAGE, "--format is text or json");
-            format = v;
-            continue;
-        }
-        return wb_cli_usage_error("list", LIST_USAGE, "unexpected argument %s", argv[i]);
-    }
+    const wb_cli_option options[] = {{"--format", WB_CLI_FORMAT, .text = &format}};
+    wb_cli_spec spec = {.command = "list", .usage = LIST_USAGE, .options = options, .n_options = 1, .unknown = "unexpected argument %s"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     char root[4096], state[4096];
     wb_course course;
@@ -238,15 +232,13 @@ out:
 }
 
 int cmd_hint(int argc, char **argv) {
-    const char *lesson = NULL, *question = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (wb_cli_is_help(argv[i])) return fputs(HINT_USAGE, stdout), WB_EXIT_OK;
-        if (argv[i][0] == '-') return wb_cli_usage_error("hint", HINT_USAGE, "unknown option %s", argv[i]);
-        if (!lesson) lesson = argv[i];
-        else if (!question) question = argv[i];
-        else return wb_cli_usage_error("hint", HINT_USAGE, "unexpected argument %s", argv[i]);
-    }
-    if (!lesson) return wb_cli_usage_error("hint", HINT_USAGE, "which lesson? e.g. grader hint 01_matmul_add");
+    const char *words[2] = {NULL, NULL}; /* the lesson, and the question (NULL: the next one) */
+    size_t n = 0;
+    wb_cli_spec spec = {.command = "hint", .usage = HINT_USAGE, .operands = words, .n_operands = &n, .max_operands = 2, .min_operands = 1,
+                        .missing = "which lesson? e.g. grader hint 01_matmul_add"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
+    const char *lesson = words[0], *question = words[1];
     wb_error err = {0};
     int rc = run_hint(lesson, question, &err);
     if (err.code) fprintf(stderr, "grader hint: %s\n", err.message);

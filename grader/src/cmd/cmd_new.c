@@ -43,26 +43,16 @@ const char TEMPLATE_USAGE[] =
 int cmd_new(int argc, char **argv) {
     const char *name = NULL, *title = NULL; /* the lesson's name; its title (NULL: a TODO) */
     int number = -1;                        /* -1: the next free one */
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (wb_cli_is_help(argv[i])) return fputs(NEW_USAGE, stdout), WB_EXIT_OK;
-        if (wb_cli_value(argc, argv, &i, "--number", &v)) {
-            char *end;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (!v || !*v || *end || n < 1 || n > 99) return wb_cli_usage_error("new", NEW_USAGE, "--number takes 1 to 99");
-            number = (int)n;
-        } else if (wb_cli_value(argc, argv, &i, "--title", &v)) {
-            if (!v || !*v) return wb_cli_usage_error("new", NEW_USAGE, "--title needs a text");
-            title = v;
-        } else if (argv[i][0] == '-') {
-            return wb_cli_usage_error("new", NEW_USAGE, "unknown option %s", argv[i]);
-        } else if (name) {
-            return wb_cli_usage_error("new", NEW_USAGE, "one lesson at a time (also got %s)", argv[i]);
-        } else {
-            name = argv[i];
-        }
-    }
-    if (!name) return wb_cli_usage_error("new", NEW_USAGE, "give the lesson a name, e.g. grader new attention");
+    const wb_cli_option options[] = {
+        {"--number", WB_CLI_COUNT, .count = &number, .min = 1, .max = 99, .bad = "--number takes 1 to 99"},
+        {"--title", WB_CLI_TEXT, .text = &title, .bad = "--title needs a text"},
+    };
+    size_t n_names = 0;
+    wb_cli_spec spec = {.command = "new", .usage = NEW_USAGE, .options = options, .n_options = 2, .operands = &name,
+                        .n_operands = &n_names, .max_operands = 1, .min_operands = 1,
+                        .missing = "give the lesson a name, e.g. grader new attention", .too_many = "one lesson at a time (also got %s)"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     char root[4096], dir[4600];
     if (wb_find_root(root, sizeof root, &err)) {
@@ -106,14 +96,13 @@ int cmd_new(int argc, char **argv) {
 int cmd_template(int argc, char **argv) {
     const char *lesson_arg = NULL; /* folder, name or number */
     int write = 0;                 /* --write: into LESSON/predictions.template.yaml */
-    for (int i = 1; i < argc; i++) {
-        if (wb_cli_is_help(argv[i])) return fputs(TEMPLATE_USAGE, stdout), WB_EXIT_OK;
-        if (!strcmp(argv[i], "--write")) write = 1;
-        else if (argv[i][0] == '-') return wb_cli_usage_error("template", TEMPLATE_USAGE, "unknown option %s", argv[i]);
-        else if (lesson_arg) return wb_cli_usage_error("template", TEMPLATE_USAGE, "one lesson at a time (also got %s)", argv[i]);
-        else lesson_arg = argv[i];
-    }
-    if (!lesson_arg) return wb_cli_usage_error("template", TEMPLATE_USAGE, "which lesson? e.g. grader template 01_matmul_add");
+    const wb_cli_option options[] = {{"--write", WB_CLI_FLAG, .flag = &write}};
+    size_t n_lessons = 0;
+    wb_cli_spec spec = {.command = "template", .usage = TEMPLATE_USAGE, .options = options, .n_options = 1, .operands = &lesson_arg,
+                        .n_operands = &n_lessons, .max_operands = 1, .min_operands = 1,
+                        .missing = "which lesson? e.g. grader template 01_matmul_add", .too_many = "one lesson at a time (also got %s)"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     char dir[4096];
     wb_lesson l;

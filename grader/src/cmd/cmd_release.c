@@ -177,13 +177,12 @@ static int empty_or_missing(const char *dir) {
 
 int cmd_release(int argc, char **argv) {
     const char *dest = NULL; /* the learner's copy */
-    for (int i = 1; i < argc; i++) {
-        if (wb_cli_is_help(argv[i])) return fputs(RELEASE_USAGE, stdout), WB_EXIT_OK;
-        if (argv[i][0] == '-') return wb_cli_usage_error("release", RELEASE_USAGE, "unknown option %s", argv[i]);
-        if (dest) return wb_cli_usage_error("release", RELEASE_USAGE, "one folder (also got %s)", argv[i]);
-        dest = argv[i];
-    }
-    if (!dest) return wb_cli_usage_error("release", RELEASE_USAGE, "where to? e.g. grader release ../course-release");
+    size_t n = 0;
+    wb_cli_spec spec = {.command = "release", .usage = RELEASE_USAGE, .operands = &dest, .n_operands = &n, .max_operands = 1,
+                        .min_operands = 1, .missing = "where to? e.g. grader release ../course-release",
+                        .too_many = "one folder (also got %s)"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     char root[4096];
     release r = {0};

@@ -42,13 +42,12 @@ static int run_reset(const char *arg, wb_error *err) {
 
 int cmd_reset(int argc, char **argv) {
     const char *lesson = NULL; /* folder, name or number */
-    for (int i = 1; i < argc; i++) {
-        if (wb_cli_is_help(argv[i])) return fputs(RESET_USAGE, stdout), WB_EXIT_OK;
-        if (argv[i][0] == '-') return wb_cli_usage_error("reset", RESET_USAGE, "unknown option %s", argv[i]);
-        if (lesson) return wb_cli_usage_error("reset", RESET_USAGE, "one lesson at a time (also got %s)", argv[i]);
-        lesson = argv[i];
-    }
-    if (!lesson) return wb_cli_usage_error("reset", RESET_USAGE, "which lesson? e.g. grader reset 01_matmul_add");
+    size_t n = 0;
+    wb_cli_spec spec = {.command = "reset", .usage = RESET_USAGE, .operands = &lesson, .n_operands = &n, .max_operands = 1,
+                        .min_operands = 1, .missing = "which lesson? e.g. grader reset 01_matmul_add",
+                        .too_many = "one lesson at a time (also got %s)"};
+    int parsed = wb_cli_parse(&spec, argc, argv);
+    if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     int rc = run_reset(lesson, &err);
     if (err.code) fprintf(stderr, "grader reset: %s\n", err.message);

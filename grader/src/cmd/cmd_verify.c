@@ -49,51 +49,27 @@ typedef struct {
     int replay, repeat;
 } verify_options;
 
-static int parse(int argc, char **argv, verify_options *o, const char *usage, int allow_verify_options) {
+/* verify and record: record takes --repeat only. */
+static int parse(int argc, char **argv, verify_options *o, const char *command, const char *usage, int allow_verify_options) {
     memset(o, 0, sizeof *o);
     o->format = "text";
     o->repeat = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return -1;
-        }
-        if (allow_verify_options && wb_take_replay_option(argc, argv, &i, &o->replay, &o->trace)) continue;
-        if (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 1 || n > 100) {
-                fprintf(stderr, "grader: --repeat takes a count from 1 to 100\n\n%s", usage);
-                return WB_EXIT_INPUT;
-            }
-            o->repeat = (int)n;
-            continue;
-        }
-        if (allow_verify_options && (!strcmp(a, "--format") || !strncmp(a, "--format=", 9))) {
-            o->format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-            if (strcmp(o->format, "text") && strcmp(o->format, "json")) {
-                fprintf(stderr, "grader: --format is text or json\n\n%s", usage);
-                return WB_EXIT_INPUT;
-            }
-            continue;
-        }
-        if (a[0] == '-' || o->lesson_dir) {
-            fprintf(stderr, "grader: unexpected argument %s\n\n%s", a, usage);
-            return WB_EXIT_INPUT;
-        }
-        o->lesson_dir = a;
-    }
-    if (!o->lesson_dir) {
-        fprintf(stderr, "grader: which lesson? Give its folder, e.g. lessons/01_matmul_add\n\n%s", usage);
+    const wb_cli_option options[] = {
+        {"--repeat", WB_CLI_COUNT, .count = &o->repeat, .min = 1, .max = 100},
+        {"--replay", WB_CLI_REPLAY, .flag = &o->replay, .text = &o->trace},
+        {"--format", WB_CLI_FORMAT, .text = &o->format},
+    };
+    size_t n = 0;
+    wb_cli_spec s = {.command = command, .usage = usage, .options = options, .n_options = allow_verify_options ? 3 : 1,
+                     .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .min_operands = 1,
+                     .missing = "which lesson? Give its folder, e.g. lessons/01_matmul_add", .too_many = "unexpected argument %s",
+                     .unknown = "unexpected argument %s"};
+    int rc = wb_cli_parse(&s, argc, argv);
+    if (!rc && o->replay && o->repeat > 1) {
+        fprintf(stderr, "grader %s: --repeat needs live runs; it cannot be combined with --replay\n", command);
         return WB_EXIT_INPUT;
     }
-    if (o->replay && o->repeat > 1) {
-        fprintf(stderr, "grader: --repeat needs live runs; it cannot be combined with --replay\n");
-        return WB_EXIT_INPUT;
-    }
-    return 0;
+    return rc;
 }
 
 /* Variants the answers need, in the lesson's order. */
@@ -349,7 +325,7 @@ out:
 
 int cmd_verify(int argc, char **argv) {
     verify_options o;
-    int p = parse(argc, argv, &o, VERIFY_USAGE, 1);
+    int p = parse(argc, argv, &o, "verify", VERIFY_USAGE, 1);
     if (p < 0) return WB_EXIT_OK;
     if (p > 0) return p;
     wb_error err = {0};
@@ -363,7 +339,7 @@ int cmd_verify(int argc, char **argv) {
 
 int cmd_record(int argc, char **argv) {
     verify_options o;
-    int p = parse(argc, argv, &o, RECORD_USAGE, 0);
+    int p = parse(argc, argv, &o, "record", RECORD_USAGE, 0);
     if (p < 0) return WB_EXIT_OK;
     if (p > 0) return p;
     wb_error err = {0};
