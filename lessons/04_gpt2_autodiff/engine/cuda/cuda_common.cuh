@@ -314,7 +314,8 @@ static inline int bad_dtype(const char *what, wb_dtype d) {
 #define BF(x) ((bf16 *)(x))
 #define FL(x) ((float *)(x))
 
-/* at least n floats of scratch (cudaFree synchronises: this happens in the first step only) */
+/* at least n floats of scratch (cudaFree synchronises: only the first step grows it, since every
+ * step asks for the same sizes) */
 static inline int scratch_reserve(cuda_impl *im, size_t n) {
     if (im->scratch_floats >= n) return WB_OK;
     if (im->scratch) CUDA_CHECK(cudaFree(im->scratch));
