@@ -30,7 +30,12 @@ int wb_range_times_of(const wb_capture *c, const char *variant, const char *rang
 /* The median of v (n >= 1); v is not changed. 0 when n == 0. */
 double wb_median(const double *v, size_t n);
 
-/* 1 when predicted lies within tolerance x actual of actual. */
+/* The band of right predictions as shown and graded: actual x (1 - tolerance) to actual x
+ * (1 + tolerance), each end rounded inward to the decimals shown (2 under 10 us, else 1), so that
+ * both printed ends are right and nothing printed outside them is. */
+int wb_time_band_decimals(double actual);
+void wb_time_band(double actual, double tolerance, double *from, double *to);
+/* 1 when predicted lies in that band. */
 int wb_time_within(double predicted, double actual, double tolerance);
 
 /* What the bound rule used, for the report. */
