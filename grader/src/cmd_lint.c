@@ -77,7 +77,7 @@ int cmd_lint(int argc, char **argv) {
         } else if (argv[i][0] == '-') {
             rc = wb_cli_usage_error("lint", LINT_USAGE, "unknown option %s", argv[i]);
         } else if (wb_resolve_lesson(argv[i], dir, sizeof dir, &err)) {
-            fprintf(stderr, "grader lint: %s\n", err.message);
+            wb_cli_error("lint", err.message);
             rc = err.code;
         } else {
             char shown[4200];
@@ -89,7 +89,7 @@ int cmd_lint(int argc, char **argv) {
         free(dirs);
         dirs = NULL;
         if (wb_find_root(root, sizeof root, &err)) {
-            fprintf(stderr, "grader lint: %s\n", err.message);
+            wb_cli_error("lint", err.message);
             return err.code;
         }
         n = lesson_folders(root, &dirs);

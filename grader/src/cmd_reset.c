@@ -55,6 +55,6 @@ int cmd_reset(int argc, char **argv) {
     if (!lesson) return wb_cli_usage_error("reset", RESET_USAGE, "which lesson? e.g. grader reset 01_matmul_add");
     wb_error err = {0};
     int rc = run_reset(lesson, &err);
-    if (err.code) fprintf(stderr, "grader reset: %s\n", err.message);
+    if (err.code) wb_cli_error("reset", err.message);
     return rc;
 }

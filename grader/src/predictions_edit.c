@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "predictions_edit.h"
+#include "learner_files.h"
 #include "kill_point.h"
 #include "paths.h"
 #include "read_file.h"
@@ -147,17 +148,21 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     }
     mode_t mode = st.st_mode & 07777;
     int rc = 0;
-    /* 1. the backup, whole and on disk, before anything changes */
-    char bak_base[PATH_MAX + 8], bak[PATH_MAX + 16];
-    snprintf(bak_base, sizeof bak_base, "%s.bak", path);
-    int fd = create_new(bak_base, ".", mode, bak, sizeof bak);
-    wb_kill_point("predictions", 1);
-    if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
-        if (fd >= 0) close(fd), unlink(bak);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
-        goto out;
+    /* 1. the backup, whole and on disk, before anything changes (none for an untouched template:
+     *    the template beside it is that copy already) */
+    char bak_base[PATH_MAX + 8], bak[PATH_MAX + 16] = "";
+    int fd;
+    if (!wb_is_untouched_template(path)) {
+        snprintf(bak_base, sizeof bak_base, "%s.bak", path);
+        fd = create_new(bak_base, ".", mode, bak, sizeof bak);
+        wb_kill_point("predictions", 1);
+        if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
+            if (fd >= 0) close(fd), unlink(bak);
+            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
+            goto out;
+        }
+        close(fd);
     }
-    close(fd);
     wb_kill_point("predictions", 2);
     /* 2. the new text in a temporary file of this process, next to the target */
     char tmp_base[PATH_MAX + 40], tmp[PATH_MAX + 60];
@@ -167,8 +172,8 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     size_t updated_length = strlen(updated);
     if (fd < 0 || write_halves(fd, updated, updated_length) || (wb_kill_point("predictions", 5), fsync(fd))) {
         if (fd >= 0) close(fd), unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged, and kept "
-                     "as %s", path, bak);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged%s%s", path,
+                     bak[0] ? ", and kept as " : "", bak);
         goto out;
     }
     close(fd);
@@ -176,7 +181,8 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     /* 3. the switch, then the folder on disk */
     if (rename(tmp, target) != 0) {
         unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged, and kept as %s", path, bak);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged%s%s", path,
+                     bak[0] ? ", and kept as " : "", bak);
         goto out;
     }
     wb_kill_point("predictions", 7);

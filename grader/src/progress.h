@@ -6,6 +6,7 @@
  *    "lessons": {"01_matmul_add": {"state": "graded", "right": 5, "total": 6,
  *                                  "first_right": 4, "first_total": 6, "attempts": 2,
  *                                  "predictions_hash": "fnv1a64:...", "graded_at": "...",
+ *                                  "predictions_file": "/path/other.yaml" (only for --predictions),
  *                                  "source": "live", "revealed_without_predictions": false}}}
  *
  * States: "predicted" (a complete predictions file was seen but not graded), "graded",
@@ -49,6 +50,7 @@ typedef struct {
     size_t n_variants;
     int partial;
     const char *predictions_hash, *source;
+    const char *predictions_file; /* the file graded, absolute; NULL: the lesson's own predictions.yaml */
 } wb_grading;
 int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err);
 /* `grader reset`: the lesson starts again from its template; scores and reveals are kept. */
