@@ -480,6 +480,27 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
 
 /* ---- the reveal --------------------------------------------------------------------------- */
 
+/* One line the lesson program printed, after "  | ", folded to the width at spaces (a word
+ * longer than a line is cut); continuations are marked "  |   ". The lesson's log file keeps
+ * the line whole for scripts. */
+static void print_output_line(FILE *f, const char *line, size_t len, int width) {
+    const char *prefix = "  | ";
+    size_t room = width > 24 ? (size_t)width - 4 : 20;
+    do {
+        size_t n = len;
+        if (n > room) {
+            n = room;
+            while (n > room / 2 && line[n] != ' ') n--;
+            if (line[n] != ' ') n = room;
+        }
+        fprintf(f, "%s%.*s\n", prefix, (int)n, line);
+        line += n, len -= n;
+        while (len && *line == ' ') line++, len--;
+        prefix = "  |   ";
+        room = width > 24 ? (size_t)width - 6 : 18;
+    } while (len);
+}
+
 static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const wb_recording *rec, const char **variants,
                   size_t n_variants, const char *run_dir, int json, json_t *out, wb_error *err) {
     wb_table_style style = {15, wb_term_width(f), long_names};
@@ -527,7 +548,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         wb_wrap(f, head, col, 2, style.width); /* the program's own lines below stay as it printed them */
         for (const char *p = run->output; *p;) {
             size_t len = strcspn(p, "\n");
-            fprintf(f, "  | %.*s\n", (int)len, p);
+            print_output_line(f, p, len, style.width);
             p += len + (p[len] == '\n');
         }
     }

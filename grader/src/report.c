@@ -50,7 +50,10 @@ static void print_occurrences(FILE *f, const wb_graded_fact *g) {
 #define FACT_PREDICTED 16 /* "predicted 12345 " */
 
 static int label_width(const wb_grade *g, int width) {
+    /* at most 3/8 of the width: a longer label goes on its own line, so that the verdict after it
+     * keeps room to be read (lesson 03's 40-column occupancy query squeezed it to 10 columns) */
     int room = width - FACT_PREFIX - 1 - FACT_PREDICTED - 14, w = 7;
+    if (room > width * 3 / 8) room = width * 3 / 8;
     for (size_t i = 0; i < g->n; i++) {
         int n = (int)wb_columns(g->facts[i].fact->label);
         if (n > w && n <= room) w = n;
@@ -75,12 +78,12 @@ static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width)
         fprintf(m, "  (right from %s us: within %.0f%%, median of %zu)", wb_graded_band_text(x, band, sizeof band),
                 100 * x->tolerance, x->n_occurrences);
     if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences)
-        fprintf(m, "  (GPU %.1f of %.1f us wall%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
-                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ", under half" : "",
+        fprintf(m, "  (GPU time %.1f us, wall time %.1f us%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
+                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ": GPU under half the wall" : "",
                 x->bound.compute_us, x->bound.memory_us);
     fclose(m);
     int col = FACT_PREFIX + label_w + 1 + (n > 0 ? n : FACT_PREDICTED);
-    wb_wrap(f, text, col, col + 7, width);
+    wb_wrap(f, text, col, FACT_PREFIX + 2, width); /* the rest of a verdict under the label, not at its right */
     free(text);
 }
 
