@@ -4,18 +4,18 @@
  *     bench_gelu_mul [--rows R] [--cols C] [--iters N] [--impl LIST] [--flush write|read|none]
  *                    [--no-flush] [--seed X]
  *
- * Times gelu_mul_kernel alone on (rows, cols) (default 8192 x 3072, the MLP's intermediate),
+ * Times k_gelu_mul alone on (rows, cols) (default 8192 x 3072, the MLP's intermediate),
  * against the floor that bandwidth sets, and checks it; see gelu_mul_bench() at the end. --impl
  * times other implementations of the same function beside it (cache hints, a flat grid-stride
  * kernel with more bytes in flight; "all" for the usual set): issue 3's experiments, with the
  * predictions written above gelu_mul_impls. They exist only here: the lesson's variants
- * (lessons/03_mlp/main.cu) always launch gelu_mul_kernel, so its recorded trace and answer key
+ * (lessons/03_mlp/main.cu) always launch k_gelu_mul, so its recorded trace and answer key
  * hold. Output: one RESULT line per timing,
  *     RESULT lesson=03_mlp bench=gelu_mul impl=row layout=separate rows=8192 cols=3072
  *            flush=write gpu_us=41.00 bytes=150994944 gbps=3682.8 path=row grid=8192 ...
  * (one line in the output), which bench/lessons_bench.py reads.
  *
- * The lesson's own kernels and launchers (gelu_mul_kernel, gelu_launch, ...) are in
+ * The lesson's own kernels and launchers (k_gelu_mul, gelu_launch, ...) are in
  * lessons/03_mlp/pointwise.cu, linked into both programs; lessons/03_mlp/pointwise.cuh declares
  * them and holds the device math they share with the alternatives here.
  *
@@ -50,19 +50,19 @@
  * L2) and reads its inputs from HBM, as inside the real MLP. */
 #define L2_FLUSH_BYTES (256u << 20)
 
-/* ---- kernels: other ways to write gelu_mul_kernel ------------------------------------------- */
+/* ---- kernels: other ways to write k_gelu_mul ------------------------------------------- */
 
 /*
- * Issue 3 asks whether gelu_mul_kernel can get closer to the copy bandwidth (41.0 us against a
+ * Issue 3 asks whether k_gelu_mul can get closer to the copy bandwidth (41.0 us against a
  * 36.4 us floor on the H200, 2026-11-29, tied with torch.compile's Triton kernel). These
  * alternatives compute the same function; `bench_gelu_mul --impl NAME` times them (the lesson's
- * variants always launch gelu_mul_kernel, lessons/03_mlp/main.cu, so its recorded trace and
+ * variants always launch k_gelu_mul, lessons/03_mlp/main.cu, so its recorded trace and
  * answer key hold).
  * Two ideas, alone and together:
  *   cache hints  each byte is used once, so keep it from displacing anything: __ldcs/__stcs
  *                (ld/st.global.cs: evict first in L1 and L2), or ld.global.nc.L1::no_allocate
  *                with a 256-byte L2 prefetch (the read-only path, no L1 line) and __stcs stores.
- *                (gelu_mul_kernel's own loads already compile to ld.global.nc, the read-only
+ *                (k_gelu_mul's own loads already compile to ld.global.nc, the read-only
  *                path, since g and u are const __restrict__; its stores are plain.)
  *   flat grid    a grid the size of the machine (multiprocessors x resident blocks, from the
  *                occupancy API) looping over the flattened tensor in tiles, each thread loading
@@ -104,9 +104,9 @@ __device__ __forceinline__ uint4 gelu_mul8(uint4 g, uint4 u) {
     return pack_bf16x8(fg);
 }
 
-/* gelu_mul_kernel's mapping (same arguments, same launch plan) with cache hints. */
+/* k_gelu_mul's mapping (same arguments, same launch plan) with cache hints. */
 template <int HINT>
-__global__ void __launch_bounds__(1024) gelu_mul_row_kernel(bf16 *__restrict__ h, int ld_h,
+__global__ void __launch_bounds__(1024) k_gelu_mul_row(bf16 *__restrict__ h, int ld_h,
                                                             const bf16 *__restrict__ g,
                                                             const bf16 *__restrict__ u, int ld_gu,
                                                             int rows, int cols, int vectorized) {
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(1024) gelu_mul_row_kernel(bf16 *__restrict__ h
  * of V * FLAT_THREADS chunks; in a tile, thread t loads chunks t, t + FLAT_THREADS, ... of g and
  * of u (each warp's access is 512 contiguous bytes), all 2V loads before the first use.
  */
-/* One tile of gelu_mul_flat_kernel. FULL: every chunk of the tile exists (all tiles but the last),
+/* One tile of k_gelu_mul_flat. FULL: every chunk of the tile exists (all tiles but the last),
  * so the 2V loads go out without a bounds test between them. */
 template <int V, int HINT, bool FULL>
 __device__ __forceinline__ void gelu_mul_flat_tile(bf16 *__restrict__ h, int ld_h, const bf16 *__restrict__ g,
@@ -170,7 +170,7 @@ __device__ __forceinline__ void gelu_mul_flat_tile(bf16 *__restrict__ h, int ld_
 }
 
 template <int V, int HINT>
-__global__ void __launch_bounds__(FLAT_THREADS) gelu_mul_flat_kernel(bf16 *__restrict__ h, int ld_h,
+__global__ void __launch_bounds__(FLAT_THREADS) k_gelu_mul_flat(bf16 *__restrict__ h, int ld_h,
                                                                      const bf16 *__restrict__ g,
                                                                      const bf16 *__restrict__ u, int ld_gu,
                                                                      int rows, int cols, int contiguous) {
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(FLAT_THREADS) gelu_mul_flat_kernel(bf16 *__res
 /* --flush read: reads a buffer much larger than L2, so L2 ends up holding clean
  * lines of it (a memset, the default flush, leaves L2 full of dirty lines that the timed kernel
  * then has to write back to HBM). The sink store never happens but keeps the loads. */
-__global__ void __launch_bounds__(256) l2_read_flush_kernel(const uint4 *__restrict__ p, size_t n16, unsigned *sink) {
+__global__ void __launch_bounds__(256) k_l2_read_flush(const uint4 *__restrict__ p, size_t n16, unsigned *sink) {
     unsigned acc = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
         uint4 v = p[i]; /* plain loads: evict-first ones would only recycle a corner of L2 */
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(256) l2_read_flush_kernel(const uint4 *__restr
 }
 
 /* A control: what a launch costs between two events when the kernel does nothing. */
-__global__ void empty_kernel(void) {}
+__global__ void k_empty(void) {}
 
 /* ---- host launchers ------------------------------------------------------------------------- */
 
@@ -230,8 +230,8 @@ __global__ void empty_kernel(void) {}
  *   flat4_cs, flat4_nc  (the combinations; 59-61 regs): 40.0 us, i.e. <= 2.5% better than row.
  * All of them stay above the 38.3 us target, because (a) row already had ~twice the bytes in
  * flight that Little's law asks for, and (b) three times of 2026-11-29 fit a fixed cost per
- * launch: row (6 bytes per element, 41.0 us), mul_kernel (the same 6 bytes with no gelu math,
- * 40.9 us: the math is hidden) and gelu_kernel (4 bytes, 30.1 us) fit t = 8.3 us + bytes /
+ * launch: row (6 bytes per element, 41.0 us), k_mul (the same 6 bytes with no gelu math,
+ * 40.9 us: the math is hidden) and k_gelu (4 bytes, 30.1 us) fit t = 8.3 us + bytes /
  * 4.6 TB/s (two-point fit, read/write mixes differ). The memset flush leaves up to 50 MB of
  * dirty lines in L2, which the timed kernel writes back as its traffic evicts them (50 MB at
  * 4.6 TB/s: 11 us), plus the event and launch gaps (`empty` control: 1-3 us). Hence:
@@ -250,7 +250,7 @@ typedef struct {
 } gelu_mul_impl;
 
 static const gelu_mul_impl gelu_mul_impls[] = {
-    {"row", 0, HINT_NONE, "gelu_mul_kernel, the lesson's: a block per row, 16-byte chunks"},
+    {"row", 0, HINT_NONE, "k_gelu_mul, the lesson's: a block per row, 16-byte chunks"},
     {"row_cs", 0, HINT_CS, "row mapping, __ldcs/__stcs (evict first)"},
     {"row_nc", 0, HINT_NC, "row mapping, ld.global.nc.L1::no_allocate.L2::256B + __stcs"},
     {"flat1", 1, HINT_NONE, "flat grid-stride, 1 chunk of g and of u per thread per tile"},
@@ -285,19 +285,19 @@ typedef struct {
     unsigned grid;
 } flat_args;
 
-/* The (V, HINT) instance of gelu_mul_flat_kernel: launched, or (when `occupancy` is given) asked
+/* The (V, HINT) instance of k_gelu_mul_flat: launched, or (when `occupancy` is given) asked
  * how many blocks fit on a multiprocessor and how many registers it uses. */
 template <int V, int HINT>
 static int flat_call(const flat_args *a, cudaStream_t s, int *occupancy, int *regs) {
     if (occupancy) {
         cudaFuncAttributes attr;
-        CUDA_CHECK(cudaFuncGetAttributes(&attr, gelu_mul_flat_kernel<V, HINT>));
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, k_gelu_mul_flat<V, HINT>));
         *regs = attr.numRegs;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(occupancy, gelu_mul_flat_kernel<V, HINT>,
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(occupancy, k_gelu_mul_flat<V, HINT>,
                                                                  FLAT_THREADS, 0));
         return WB_OK;
     }
-    gelu_mul_flat_kernel<V, HINT><<<a->grid, FLAT_THREADS, 0, s>>>(a->h, a->ld_h, a->g, a->u, a->ld_gu,
+    k_gelu_mul_flat<V, HINT><<<a->grid, FLAT_THREADS, 0, s>>>(a->h, a->ld_h, a->g, a->u, a->ld_gu,
                                                                    a->rows, a->cols, a->contiguous);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
@@ -319,16 +319,16 @@ static int row_call(int hint, const gelu_mul_plan *p, bf16 *h, int ld_h, const b
     cudaFuncAttributes attr;
     switch (hint) {
     case HINT_NONE:
-        if (regs) CUDA_CHECK(gelu_mul_kernel_attributes(&attr));
+        if (regs) CUDA_CHECK(gelu_mul_attributes(&attr));
         else WB_TRY(gelu_mul_launch(h, ld_h, g, u, ld_gu, rows, cols, s)); /* the lesson's own launcher */
         break;
     case HINT_CS:
-        if (regs) CUDA_CHECK(cudaFuncGetAttributes(&attr, gelu_mul_row_kernel<HINT_CS>));
-        else gelu_mul_row_kernel<HINT_CS><<<p->grid, p->block, 0, s>>>(h, ld_h, g, u, ld_gu, rows, cols, p->vectorized);
+        if (regs) CUDA_CHECK(cudaFuncGetAttributes(&attr, k_gelu_mul_row<HINT_CS>));
+        else k_gelu_mul_row<HINT_CS><<<p->grid, p->block, 0, s>>>(h, ld_h, g, u, ld_gu, rows, cols, p->vectorized);
         break;
     case HINT_NC:
-        if (regs) CUDA_CHECK(cudaFuncGetAttributes(&attr, gelu_mul_row_kernel<HINT_NC>));
-        else gelu_mul_row_kernel<HINT_NC><<<p->grid, p->block, 0, s>>>(h, ld_h, g, u, ld_gu, rows, cols, p->vectorized);
+        if (regs) CUDA_CHECK(cudaFuncGetAttributes(&attr, k_gelu_mul_row<HINT_NC>));
+        else k_gelu_mul_row<HINT_NC><<<p->grid, p->block, 0, s>>>(h, ld_h, g, u, ld_gu, rows, cols, p->vectorized);
         break;
     default: fprintf(stderr, "unknown cache hint %d\n", hint); return WB_FAIL;
     }
@@ -475,8 +475,8 @@ done:
  *   write  cudaMemsetAsync of L2_FLUSH_BYTES (the default, and what triton.testing.do_bench and
  *          the PyTorch side of bench/lessons_bench.py do): L2 is left full of dirty lines, which
  *          the timed kernel pays to write back as its own traffic evicts them;
- *   read   l2_read_flush_kernel over the same bytes: L2 is left full of clean lines.
- * Inside the MLP neither holds (the GEMM before gelu_mul_kernel leaves part of g and u in L2):
+ *   read   k_l2_read_flush over the same bytes: L2 is left full of clean lines.
+ * Inside the MLP neither holds (the GEMM before k_gelu_mul leaves part of g and u in L2):
  * the two bracket what a launch costs.
  */
 /* How L2 is flushed before each timed launch (--flush). */
@@ -493,7 +493,7 @@ static int l2_flush(const l2_flusher *f, int i, cudaStream_t s) {
     if (f->mode == FLUSH_WRITE) {
         CUDA_CHECK(cudaMemsetAsync(f->buf, i & 0xFF, L2_FLUSH_BYTES, s));
     } else if (f->mode == FLUSH_READ) {
-        l2_read_flush_kernel<<<f->grid, 256, 0, s>>>((const uint4 *)f->buf, L2_FLUSH_BYTES / 16, (unsigned *)f->buf);
+        k_l2_read_flush<<<f->grid, 256, 0, s>>>((const uint4 *)f->buf, L2_FLUSH_BYTES / 16, (unsigned *)f->buf);
         CUDA_CHECK_LAUNCH();
     }
     return WB_OK;
@@ -578,7 +578,7 @@ static int bench_copy(void *ctx, cudaStream_t s) {
 }
 static int bench_empty(void *ctx, cudaStream_t s) {
     (void)ctx;
-    empty_kernel<<<1, 32, 0, s>>>();
+    k_empty<<<1, 32, 0, s>>>();
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
@@ -623,7 +623,7 @@ static int parse_flush(const char *name, flush_mode *out) {
 }
 
 /* Parses --impl: names from gelu_mul_impls or "all" (GELU_MUL_IMPLS_ALL), comma-separated, into
- * ids[0..*n) (at most cap; id 0 is row, gelu_mul_kernel itself). A name may come twice: "all,row" times row first and last, which shows the drift
+ * ids[0..*n) (at most cap; id 0 is row, k_gelu_mul itself). A name may come twice: "all,row" times row first and last, which shows the drift
  * over one run. */
 static int parse_impls(const char *list, int *ids, int cap, int *n) {
     char buf[512];
@@ -658,7 +658,7 @@ static int parse_impls(const char *list, int *ids, int cap, int *n) {
  *   merged    g and u are the halves of each (rows, 2*cols) row      (the merged variant)
  *   padded    rows of ld = cols rounded up to 8: 16-byte accesses plus a scalar tail; only
  *             when cols % 8 != 0, where the other two fall back to element-wise accesses
- * then, on the separate layout's inputs, the eager pair gelu_kernel + mul_kernel, and two
+ * then, on the separate layout's inputs, the eager pair k_gelu + k_mul, and two
  * controls: `copy`, a cudaMemcpyAsync that moves the same bytes (3 bytes per element read and
  * written: what a copy achieves at this size, under the same flush), and `empty`, a kernel that
  * does nothing (the events' and launch's own share of every time). Times are medians over
@@ -781,7 +781,7 @@ static int gelu_mul_bench(int rows, int cols, int iters, flush_mode flush_how, c
             if (bench_gelu(&b, stream) != WB_OK || bench_mul(&b, stream) != WB_OK) goto done;
             BENCH_CUDA(cudaStreamSynchronize(stream));
             if (check_gelu_mul("gelu then mul", h, cols, ref, rows, cols) != WB_OK) {
-                fprintf(stderr, "FAIL: gelu_kernel + mul_kernel differ from the CPU reference\n");
+                fprintf(stderr, "FAIL: k_gelu + k_mul differ from the CPU reference\n");
                 goto done;
             }
             double us_gelu, us_mul;
@@ -832,7 +832,7 @@ static void usage(const char *prog) {
             "  --iters    timed launches per kernel (default 50)\n"
             "  --impl     which implementations of gelu(g) * u, comma-separated;\n"
             "             all stands for " GELU_MUL_IMPLS_ALL "; default row\n"
-            "             (gelu_mul_kernel, what lesson 03's variants launch). Any of:\n"
+            "             (k_gelu_mul, what lesson 03's variants launch). Any of:\n"
             "            ",
             prog);
     for (int i = 0; i < N_GELU_MUL_IMPLS; i++) fprintf(stderr, " %s", gelu_mul_impls[i].name);

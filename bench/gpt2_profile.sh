@@ -2,7 +2,7 @@
 # gpt2_profile.sh: lesson 04's CUDA backend on the GPU machine, in one call: the correctness tests
 # first (every primitive against the CPU backend, the whole model against the PyTorch fixture),
 # then one CUPTI capture of GPT-2 124M training (B=16, T=1024, bf16) per attention spelling,
-# summarised per kernel by tools/device/capture_summary.py (us per step, launches per step), then,
+# summarised per kernel by tools/capture_summary.py (us per step, launches per step), then,
 # with BENCH=1, bench/gpt2_bench.sh (tokens/s next to PyTorch; not under capture).
 #
 #   bench/gpt2_profile.sh [BUILD_DIR]     (run from the repository root; default build)
@@ -33,7 +33,7 @@ for attn in ${ATTN:-flash bmm}; do
         "$B/bin/lesson_04_gpt2_autodiff" --backend cuda --attn "$attn" --preset 124m --data random --vocab 50257 \
         --steps $((steps + 2)) --profile-warmup 2 --log-every 1 --out "$R/out-$attn" > "$R/$attn.log" 2>&1
     echo "rc=$?"; grep -E "^step|^summary" "$R/$attn.log" | tail -4
-    python3 tools/device/capture_summary.py "$R/$attn.json" 2>&1 | head -45 | tee "$R/$attn-summary.txt"
+    python3 tools/capture_summary.py "$R/$attn.json" 2>&1 | head -45 | tee "$R/$attn-summary.txt"
 done
 
 if [ "${BENCH:-0}" = 1 ]; then

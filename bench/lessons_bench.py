@@ -336,7 +336,7 @@ def kernel_bench_durations(cap):
     out = {}
     for r, acts in zip(ranges, activities_by_range(cap, ranges)):
         parts = r["name"].split()
-        durs = [d for d, name in acts if "l2_read_flush_kernel" not in name]
+        durs = [d for d, name in acts if "k_l2_read_flush" not in name]
         if len(parts) == 4 and durs:
             out.setdefault(tuple(parts[1:]), statistics.median(durs) / 1e3)  # a repeat: the first counts
     return out
@@ -380,7 +380,7 @@ def sass_summary(binary, errors):
             continue
         for fn in re.split(r"\n\s*Function : ", body)[1:]:
             name = fn.split("\n", 1)[0].strip()
-            if not re.search(r"gelu_mul|gelu_kernel|mul_kernel", name):
+            if not re.search(r"gelu_mul|k_gelu|k_mul", name):
                 continue
             ins = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", fn)
             run = most = 0  # 128-bit loads issued with no gelu math (MUFU.EX2) between them
@@ -406,17 +406,17 @@ def sass_summary(binary, errors):
 def impl_of_kernel(mangled):
     """The --impl names a mangled gelu * u kernel name stands for."""
     hints = {"0": "", "1": "_cs", "2": "_nc"}
-    m = re.search(r"gelu_mul_flat_kernelILi(\d+)ELi(\d)E", mangled)
+    m = re.search(r"k_gelu_mul_flatILi(\d+)ELi(\d)E", mangled)
     if m:
         return f"flat{m.group(1)}{hints[m.group(2)]}"
-    m = re.search(r"gelu_mul_row_kernelILi(\d)E", mangled)
+    m = re.search(r"k_gelu_mul_rowILi(\d)E", mangled)
     if m:
         return "row" + hints[m.group(1)]
-    if "gelu_mul_kernel" in mangled:
+    if "k_gelu_mul" in mangled:
         return "row"
-    if "gelu_kernel" in mangled:
+    if "k_gelu" in mangled:
         return "eager gelu"
-    if "mul_kernel" in mangled:
+    if "k_mul" in mangled:
         return "eager mul"
     return "?"
 
@@ -564,7 +564,7 @@ def main():
             ours_mlp[v] = r[-1]
     mlp_path = os.path.join(args.bin, "lesson_03_mlp")
     kb_path = os.path.join(args.bin, "bench_gelu_mul")  # bench/gelu_mul_bench.cu
-    # "all,row": row (gelu_mul_kernel) is timed first and again last, which shows the run's own spread.
+    # "all,row": row (k_gelu_mul) is timed first and again last, which shows the run's own spread.
     kb_args = ["--rows", str(rows), "--cols", str(cols), "--iters", str(args.iters),
                "--impl", "all,row"]
     kb_write, kb_read, edge_checks = [], [], []
@@ -693,12 +693,12 @@ def main():
              "`libwb_capture.so` for the lesson). Leaves out the event gaps, not the write-back. % against the "
              "copy bandwidth measured the same way.")
     L.append("- **read flush**: events, but L2 flushed by *reading* 256 MiB (a `sum()` in PyTorch, "
-             "`l2_read_flush_kernel` in the lesson), so L2 holds only clean lines when the kernel starts. "
+             "`k_l2_read_flush` in the lesson), so L2 holds only clean lines when the kernel starts. "
              "Not the issue's definition; the difference from the events column is what the memset flush's "
              "write-back costs each launch.")
     L.append("")
     checks = ", ".join(f"{shape} {'pass' if ok else '**FAIL**'}" for shape, ok in edge_checks) or "not run"
-    L.append("Lesson implementations (`bench_gelu_mul --impl NAME`; `row` is `gelu_mul_kernel`, what "
+    L.append("Lesson implementations (`bench_gelu_mul --impl NAME`; `row` is `k_gelu_mul`, what "
              "the lesson's variants launch; the others are issue 3's alternatives, predictions in `bench/gelu_mul_bench.cu` above "
              "`gelu_mul_impls`). Every one was checked against the CPU reference before it was timed, and all "
              f"{len(EVERY_IMPL.split(','))} implementations at other shapes in this run: {checks}.")
@@ -732,8 +732,8 @@ def main():
                      f"{pct(pw_floor, rr.get('gpu_us'))} | {launch} |")
     for key, label in [(("copy", "memcpy", "flat"), "lesson 03 control: cudaMemcpyAsync of the same bytes"),
                        (("empty", "empty", "none"), "lesson 03 control: empty kernel (event and launch gaps alone)"),
-                       (("gelu", "eager", "separate"), "lesson 03 `gelu_kernel` (eager, alone; 4 bytes/element)"),
-                       (("mul", "eager", "separate"), "lesson 03 `mul_kernel` (eager, alone; 6 bytes/element)")]:
+                       (("gelu", "eager", "separate"), "lesson 03 `k_gelu` (eager, alone; 4 bytes/element)"),
+                       (("mul", "eager", "separate"), "lesson 03 `k_mul` (eager, alone; 6 bytes/element)")]:
         r = kbw.get(key)
         if not r:
             continue
@@ -817,7 +817,7 @@ def main():
 
     row_us = kbw.get(("gelu_mul", "row", "separate"), {}).get("gpu_us")
     best_impl, best_us = best if best else (None, None)
-    target(f"`gelu_mul_kernel` (`row`, what the lesson runs) at >= 95% of copy bandwidth ({fmt(row_us)} us vs "
+    target(f"`k_gelu_mul` (`row`, what the lesson runs) at >= 95% of copy bandwidth ({fmt(row_us)} us vs "
            f"floor {pw_floor:.1f} us: {pct(pw_floor, row_us)}%; 95% is {pw_floor / 0.95:.1f} us)",
            at95(row_us, pw_floor))
     target(f"fastest implementation (`{best_impl}`) at >= 95% of copy bandwidth ({fmt(best_us)} us: "

@@ -2,9 +2,8 @@
 # run_lessons_bench.sh [lessons_bench.py options]: the lessons 01-03 benchmark on a GPU machine.
 #
 # Run from the repository root with a build folder made on the development machine and carried
-# here (see the devices README):
-#     ../shared/device/bundle-libs build/devlibs build/bin/*     # on the development machine
-#     bench/run_lessons_bench.sh                                  # here; report in $OUT/bench.md
+# here: `tools/gpu-run bench lessons` runs it so (docs/gpu-machine.md); by hand,
+#     WB_BUILD_DIR=build-gpu bench/run_lessons_bench.sh           # report in $OUT/bench.md
 # It times PyTorch (eager and torch.compile) and every lesson variant in one run, with bench_gelu_mul
 # (lesson 03's gelu * u kernel alone) over every implementation of it (--impl all), runs the lesson
 # programs again under the build's CUPTI capture library ($build/lib/libwb_capture.so; libcupti

@@ -34,7 +34,7 @@
 
 /* Uniform bf16 values in [-1, 1) from a counter hash (splitmix64): random enough to exercise
  * the tensor cores as real data does, with no host transfer of 3 x 128 MiB. */
-__global__ void fill_random_kernel(__nv_bfloat16 *x, size_t n, uint64_t seed) {
+__global__ void k_fill_random(__nv_bfloat16 *x, size_t n, uint64_t seed) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         uint64_t z = seed + i * 0x9E3779B97F4A7C15ull;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -119,9 +119,9 @@ static int calibrate(void) {
     CUDA_CHECK(cudaMalloc((void **)&g.a, nn * sizeof(__nv_bfloat16)));
     CUDA_CHECK(cudaMalloc((void **)&g.b, nn * sizeof(__nv_bfloat16)));
     CUDA_CHECK(cudaMalloc((void **)&g.c, nn * sizeof(__nv_bfloat16)));
-    fill_random_kernel<<<4 * prop.multiProcessorCount, 256, 0, s>>>(g.a, nn, 1);
+    k_fill_random<<<4 * prop.multiProcessorCount, 256, 0, s>>>(g.a, nn, 1);
     CUDA_CHECK_LAUNCH();
-    fill_random_kernel<<<4 * prop.multiProcessorCount, 256, 0, s>>>(g.b, nn, 2);
+    k_fill_random<<<4 * prop.multiProcessorCount, 256, 0, s>>>(g.b, nn, 2);
     CUDA_CHECK_LAUNCH();
     CUBLAS_CHECK(cublasCreate(&g.h));
     CUBLAS_CHECK(cublasSetStream(g.h, s));

@@ -15,8 +15,9 @@
  *                           the capture then goes to $WB_CAPTURE_OUT.rank<r>, with the rank and
  *                           the world size in its header, and the grader merges the ranks' files
  *                           (docs/capture-format.md, "Several processes")
- *   NVTX_INJECTION64_PATH   must name libcupti.so, or CUPTI receives no NVTX ranges; the grader
- *                           sets it (recorded in the capture so a missing one can be reported)
+ *   NVTX_INJECTION64_PATH   must name this library (capture_nvtx.c forwards NVTX to the libcupti
+ *                           it records with), or CUPTI receives no NVTX ranges; the grader sets it
+ *                           (recorded in the capture so a missing one can be reported)
  */
 #include "capture_store.h"
 #include "capture_write.h"

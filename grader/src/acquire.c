@@ -3,6 +3,7 @@
 #include "acquire.h"
 #include "capture_merge.h"
 #include "paths.h"
+#include "python_probe.h"
 #include "read_file.h"
 #include "run_lesson.h"
 #include "time_facts.h"
@@ -161,10 +162,84 @@ static int collect_ranks(const wb_lesson *l, const wb_variant *v, const char *bi
     return wb_rank_captures_merge(path, ranks, what, err);
 }
 
+/* What runs for variant v: the lesson's binary with the variant's args, or (a PyTorch variant) the
+ * interpreter with the script, a path in the lesson folder, before them. *owned (free it) holds
+ * the argument list made for the script. */
+typedef struct {
+    const char *binary;        /* the lesson's program; NULL when no variant asked needs it */
+    const wb_python_info *py;  /* NULL when no variant asked is a PyTorch one */
+} lesson_programs;
+
+static int variant_launch(const wb_lesson *l, const wb_variant *v, const lesson_programs *p, char *script, size_t cap,
+                          wb_launch *launch, char ***owned, wb_error *err) {
+    *owned = NULL;
+    if (!wb_variant_is_python(v)) {
+        launch->binary = p->binary;
+        launch->args = v->args;
+        launch->n_args = v->n_args;
+        return 0;
+    }
+    snprintf(script, cap, "%s/%s", l->dir, v->program[1]);
+    if (!wb_file_exists(script)) return wb_fail(err, WB_EXIT_INPUT, "%s: variant %s's script %s does not exist", l->path, v->name, script);
+    char **args = calloc(v->n_args + 2, sizeof *args);
+    if (!args) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+    args[0] = script;
+    for (size_t i = 0; i < v->n_args; i++) args[i + 1] = v->args[i];
+    launch->binary = p->py->python;
+    launch->args = args;
+    launch->n_args = v->n_args + 1;
+    *owned = args;
+    return 0;
+}
+
+/* Finds what the variants asked need: the lesson's binary, the interpreter with a PyTorch that
+ * sees a GPU (exit 3 saying exactly why not). */
+static int find_programs(const wb_live_request *req, char *binary, size_t cap, lesson_programs *p, wb_error *err) {
+    memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < req->n_variants; i++) {
+        const wb_variant *v = wb_lesson_variant(req->lesson, req->variants[i]);
+        if (!v) return wb_fail(err, WB_EXIT_INPUT, "%s: no variant '%s'", req->lesson->path, req->variants[i]);
+        if (wb_variant_is_python(v) && !p->py) {
+            p->py = wb_python_probe(req->run_dir);
+            if (!p->py->usable)
+                return wb_fail(err, WB_EXIT_CAPTURE, "variant %s is a PyTorch program, and %s", v->name, p->py->why);
+        } else if (!wb_variant_is_python(v) && !p->binary) {
+            if (wb_find_lesson_binary(req->lesson->binary, binary, cap, err)) return err->code;
+            p->binary = binary;
+        }
+    }
+    return 0;
+}
+
+/* The run's PyTorch side, for the recording and the report. */
+static void note_python(wb_run *run, const wb_variant *v, const lesson_programs *p) {
+    if (!wb_variant_is_python(v) || !p->py) return;
+    run->python = 1;
+    snprintf(run->torch, sizeof run->torch, "%s", p->py->torch);
+    snprintf(run->torch_cuda, sizeof run->torch_cuda, "%s", p->py->torch_cuda);
+    snprintf(run->triton, sizeof run->triton, "%s", p->py->triton);
+}
+
+int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, size_t n_variants, char *why, size_t cap) {
+    for (size_t i = 0; i < n_variants; i++) {
+        const wb_variant *v = wb_lesson_variant(l, variants[i]);
+        if (!wb_variant_is_python(v)) continue;
+        char root[4096], state[4096];
+        wb_error ignored = {0};
+        wb_root_dir(l->dir, root, sizeof root);
+        if (wb_state_dir(root, state, sizeof state, &ignored)) snprintf(state, sizeof state, "/tmp");
+        const wb_python_info *py = wb_python_probe(state);
+        if (py->usable) return 1;
+        snprintf(why, cap, "variant %s is a PyTorch program, and %s", v->name, py->why);
+        return 0;
+    }
+    return 1;
+}
+
 /* Run number index (2, 3, ...) of every variant, kept as the times of the lesson's ranges (per
  * rank too, for a multi-process variant: facts may ask about one rank). */
-static int repeat_once(const wb_live_request *req, int index, const char *binary, const char *capture_lib, const char *cupti,
-                       int timeout, wb_repeat *out, wb_error *err) {
+static int repeat_once(const wb_live_request *req, int index, const lesson_programs *programs, const char *capture_lib,
+                       const char *cupti, int timeout, wb_repeat *out, wb_error *err) {
     const wb_lesson *l = req->lesson;
     memset(out, 0, sizeof *out);
     size_t per_range = 1;
@@ -179,17 +254,23 @@ static int repeat_once(const wb_live_request *req, int index, const char *binary
         char path[4200], log[4200];
         snprintf(path, sizeof path, "%s/capture-%s-repeat%d.json", req->run_dir, v->name, index);
         snprintf(log, sizeof log, "%s/lesson-%s-repeat%d.log", req->run_dir, v->name, index);
+        wb_launch launch = {NULL, NULL, 0, path, log, capture_lib, cupti, timeout};
+        char script[4200], **owned;
+        if (variant_launch(l, v, programs, script, sizeof script, &launch, &owned, err)) return err->code;
+        const char *program = wb_variant_is_python(v) ? script : launch.binary;
         if (req->progress) {
-            fprintf(req->progress, "repeat %d: running %s variant %s under CUPTI ...", index, l->binary, v->name);
+            fprintf(req->progress, "repeat %d: running %s variant %s under CUPTI ...", index,
+                    wb_variant_is_python(v) ? v->program[1] : l->binary, v->name);
             fflush(req->progress);
         }
-        wb_launch launch = {binary, v->args, v->n_args, path, log, capture_lib, cupti, timeout};
         wb_launch_result res;
         wb_rank_captures_clear(path);
-        if (wb_launch_lesson(&launch, &res, err)) return err->code;
+        int launched = wb_launch_lesson(&launch, &res, err);
+        free(owned);
+        if (launched) return err->code;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
         wb_capture c;
-        if (res.exit_code != 0 || res.signal || collect_ranks(l, v, binary, path, err) || wb_capture_load(path, &c, err)) {
+        if (res.exit_code != 0 || res.signal || collect_ranks(l, v, program, path, err) || wb_capture_load(path, &c, err)) {
             if (req->progress) wb_print_log_tail(log, 12);
             return err->code ? err->code : wb_fail(err, WB_EXIT_CAPTURE, "repeat %d of variant %s failed; its output is in %s",
                                                    index, v->name, log);
@@ -214,7 +295,8 @@ int wb_lesson_timeout(void) {
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err) {
     const wb_lesson *l = req->lesson;
     char binary[4096], capture_lib[4096], cupti[4096];
-    if (wb_find_lesson_binary(l->binary, binary, sizeof binary, err) || wb_find_capture_library(capture_lib, sizeof capture_lib, err) ||
+    lesson_programs programs;
+    if (find_programs(req, binary, sizeof binary, &programs, err) || wb_find_capture_library(capture_lib, sizeof capture_lib, err) ||
         wb_find_cupti_library(cupti, sizeof cupti, err))
         return err->code;
     int timeout = wb_lesson_timeout();
@@ -236,14 +318,19 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         paths[i] = malloc(4200);
         snprintf(paths[i], 4200, "%s/capture-%s.json", req->run_dir, v->name);
         snprintf(log, sizeof log, "%s/lesson-%s.log", req->run_dir, v->name);
+        wb_launch launch = {NULL, NULL, 0, paths[i], log, capture_lib, cupti, timeout};
+        char script[4200], **owned;
+        if ((rc = variant_launch(l, v, &programs, script, sizeof script, &launch, &owned, err))) goto out;
+        const char *program = wb_variant_is_python(v) ? script : launch.binary;
         if (req->progress) {
-            fprintf(req->progress, "running %s variant %s under CUPTI ...", l->binary, v->name);
+            fprintf(req->progress, "running %s variant %s under CUPTI ...", wb_variant_is_python(v) ? v->program[1] : l->binary, v->name);
             fflush(req->progress);
         }
-        wb_launch launch = {binary, v->args, v->n_args, paths[i], log, capture_lib, cupti, timeout};
         wb_launch_result res;
         wb_rank_captures_clear(paths[i]);
-        if ((rc = wb_launch_lesson(&launch, &res, err))) goto out;
+        rc = wb_launch_lesson(&launch, &res, err);
+        free(owned);
+        if (rc) goto out;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
         runs[i].variant = v->name;
         runs[i].args = v->args;
@@ -252,7 +339,8 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         runs[i].signal = res.signal;
         runs[i].timed_out = res.timed_out;
         runs[i].output = read_output(log);
-        if ((rc = collect_ranks(l, v, binary, paths[i], err))) {
+        note_python(&runs[i], v, &programs);
+        if ((rc = collect_ranks(l, v, program, paths[i], err))) {
             /* say how the program ended too: a rank that crashed before writing is usually why */
             size_t used = strlen(err->message);
             snprintf(err->message + used, sizeof err->message - used, ". The program %s; its output is in %s",
@@ -263,7 +351,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         if (!wb_file_exists(paths[i])) {
             rc = wb_fail(err, WB_EXIT_CAPTURE,
                          "%s (variant %s) %s and wrote no capture%s. Its output is in %s. If it ran fine, CUPTI could not be "
-                         "injected: see docs/troubleshooting.md", binary, v->name,
+                         "injected: see docs/troubleshooting.md", program, v->name,
                          res.timed_out ? "timed out" : res.signal ? "was killed by a signal" : res.exit_code ? "failed" : "ran",
                          res.exit_code == 127 ? " (it could not be started)" : "", log);
             if (req->progress) wb_print_log_tail(log, 12);
@@ -271,7 +359,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         }
     }
     for (int r = 0; r < n_repeats; r++)
-        if ((rc = repeat_once(req, r + 2, binary, capture_lib, cupti, timeout, &repeats[r], err))) goto out;
+        if ((rc = repeat_once(req, r + 2, &programs, capture_lib, cupti, timeout, &repeats[r], err))) goto out;
     char recording[4200], iso[32];
     snprintf(recording, sizeof recording, "%s/recording.json", req->run_dir);
     wb_utc_now(iso, sizeof iso, NULL, 0);
@@ -365,7 +453,7 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
                            "dying)%s; not graded.%s", variants[i], which, log);
         if (c->n_ranges == 0 && lesson->n_ranges > 0)
             return wb_fail(err, WB_EXIT_CAPTURE, "no NVTX ranges arrived from variant %s, so nothing can be attributed. CUPTI "
-                           "receives NVTX only when NVTX_INJECTION64_PATH names libcupti.so (the grader sets it; was it "
+                           "receives NVTX only when NVTX_INJECTION64_PATH names the capture library (the grader sets it; was it "
                            "overridden?)", variants[i]);
     }
     return 0;

@@ -27,6 +27,12 @@ typedef struct {
  * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
 
+/* 1 when every PyTorch variant among variants can run here (or there is none); 0 when the
+ * interpreter is missing, `import torch` fails or PyTorch sees no GPU: why then says exactly that,
+ * and the caller grades from the recording instead. Asks the interpreter once per process
+ * (python_probe.h), its output in the state folder. */
+int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, size_t n_variants, char *why, size_t cap);
+
 /* The recording to replay: traces/<arch>.json when arch is given and it exists, else the newest
  * recording (by recorded_at) in the lesson's traces/. Exit 3 when the lesson has none. */
 int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, size_t cap, wb_error *err);

@@ -709,6 +709,16 @@ static int run_item(json_cursor *cur, size_t i, void *ctx) {
         run->timed_out = json_is_true(json_object_get(o, "timed_out"));
         const char *output = json_string_value(json_object_get(o, "output"));
         if (output && !(run->output = strdup(output))) rc = out_of_memory(&w->r);
+        json_t *python = json_object_get(o, "python");
+        if (json_is_object(python)) {
+            const char *torch = json_string_value(json_object_get(python, "torch"));
+            const char *torch_cuda = json_string_value(json_object_get(python, "torch_cuda"));
+            const char *triton = json_string_value(json_object_get(python, "triton"));
+            run->python = 1;
+            snprintf(run->torch, sizeof run->torch, "%s", torch ? torch : "");
+            snprintf(run->torch_cuda, sizeof run->torch_cuda, "%s", torch_cuda ? torch_cuda : "");
+            snprintf(run->triton, sizeof run->triton, "%s", triton ? triton : "");
+        }
         json_t *trimmed = json_object_get(o, "api_dropped_outside_window");
         run->capture.api_dropped_outside_window = json_is_integer(trimmed) ? (uint64_t)json_integer_value(trimmed) : 0;
     }

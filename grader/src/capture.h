@@ -116,6 +116,8 @@ typedef struct {
     int signal;
     int timed_out;       /* stopped by the grader for running past its time limit */
     char *output;        /* what the program printed (stdout and stderr as a terminal shows them), or NULL */
+    int python;          /* a PyTorch variant: a Python script run by the interpreter */
+    char torch[64], torch_cuda[32], triton[64]; /* its PyTorch, the CUDA PyTorch was built for, Triton; "" unknown */
     wb_capture capture;
 } wb_run;
 
@@ -207,7 +209,11 @@ char *wb_capture_intern(wb_capture *c, const char *s, size_t n);
 size_t wb_capture_api_between(const wb_capture *c, int rank, uint32_t thread, uint64_t from, uint64_t to, const long **out);
 /* What API call api launched: kernel k as k, memcpy/memset o as n_kernels + o. */
 size_t wb_capture_launched_by(const wb_capture *c, long api, const long **out);
-/* The ranges and marks named name. */
+/* Range names compare up to their first comma: PyTorch's per-operator ranges carry a call's
+ * numbers after one ("aten::addmm, seq = 7, op_id = 5"), and a question names the operator
+ * ("aten::addmm"). strcmp's order over those parts. */
+int wb_range_name_cmp(const char *a, const char *b);
+/* The ranges and marks named name (compared by wb_range_name_cmp). */
 size_t wb_capture_ranges_named(const wb_capture *c, const char *name, const long **out);
 
 #endif

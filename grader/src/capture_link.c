@@ -60,10 +60,16 @@ static int window_cmp(const void *a, const void *b) {
     return (x->end > y->end) - (x->end < y->end);
 }
 
+int wb_range_name_cmp(const char *a, const char *b) {
+    size_t la = strcspn(a, ","), lb = strcspn(b, ",");
+    int c = strncmp(a, b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
 static int range_name_cmp(const void *a, const void *b, void *ctx) {
     const wb_capture *c = ctx;
     const wb_range *x = &c->ranges[*(const long *)a], *y = &c->ranges[*(const long *)b];
-    int by_name = strcmp(x->name, y->name);
+    int by_name = wb_range_name_cmp(x->name, y->name);
     if (by_name) return by_name;
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
@@ -264,11 +270,11 @@ size_t wb_capture_ranges_named(const wb_capture *c, const char *name, const long
     size_t lo = 0, hi = c->n_ranges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->ranges[v[mid]].name, name) < 0) lo = mid + 1;
+        if (wb_range_name_cmp(c->ranges[v[mid]].name, name) < 0) lo = mid + 1;
         else hi = mid;
     }
     size_t first = lo;
-    while (lo < c->n_ranges && !strcmp(c->ranges[v[lo]].name, name)) lo++;
+    while (lo < c->n_ranges && !wb_range_name_cmp(c->ranges[v[lo]].name, name)) lo++;
     *out = v + first;
     return lo - first;
 }

@@ -32,6 +32,7 @@
 #include "term.h"
 #include "text_fit.h"
 #include "timeline_html.h"
+#include "versions.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -449,16 +450,32 @@ static int filter_variant(wb_prediction_set *view, const wb_prediction_set *all,
 
 /* ---- obtaining captures --------------------------------------------------------------------- */
 
+/* Live: what differs from the software of the lesson's recording for this GPU's architecture,
+ * which its answer key was verified against (versions.h); "" when nothing or no such recording. */
+static void versions_against_key(const wb_lesson *l, const char *arch, const wb_recording *live, char *buf, size_t cap) {
+    char path[4096];
+    wb_recording reference = {0};
+    wb_error ignored = {0};
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/traces/%s.json", l->dir, arch);
+    if (!wb_file_exists(path) || wb_recording_load(path, &reference, &ignored)) return;
+    wb_versions_differ(live, &reference, buf, cap);
+    wb_recording_free(&reference);
+}
+
 static int obtain(const check_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int json,
-                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, wb_error *err) {
-    char arch[16] = "", gpu[256] = "";
+                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, char *differ, size_t differ_cap,
+                  wb_error *err) {
+    char arch[16] = "", gpu[256] = "", no_torch[1200] = "";
     int have_gpu = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    if (have_gpu && !wb_python_variants_ready(l, variants, n_variants, no_torch, sizeof no_torch)) have_gpu = 0;
     const char *suffix = have_gpu ? NULL : "replay";
     if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
     if (have_gpu) {
         *source = "live";
         wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1};
         if (wb_capture_live(&req, rec, err)) return err->code;
+        versions_against_key(l, arch, rec, differ, differ_cap);
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
     }
     *source = "replay";
@@ -470,9 +487,14 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
         return wb_fail(err, WB_EXIT_INPUT, "%s is a recording of lesson %s, not %s", path, rec->lesson, l->lesson);
     if (!json && !o->replay) {
         char desc[512];
-        char line[5000];
-        snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
-                 rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
+        char line[7000];
+        if (no_torch[0])
+            snprintf(line, sizeof line, "PyTorch cannot run here: %s. Grading every variant from the recording %s instead (%s, "
+                     "recorded %s); grader check %s --variant NAME captures one C variant live", no_torch, path,
+                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at, l->lesson);
+        else
+            snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
+                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
         wb_wrap(stderr, line, 0, 2, wb_term_width(stderr));
     }
     return wb_check_usable(rec, l, variants, n_variants, NULL, err);
@@ -703,7 +725,9 @@ static int run_check(const check_options *o, wb_error *err) {
     }
     size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
     const char *source = NULL;
-    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, err))) goto out;
+    char differ[2048] = "";
+    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, differ, sizeof differ, err)))
+        goto out;
 
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
@@ -744,7 +768,7 @@ static int run_check(const check_options *o, wb_error *err) {
                 fprintf(stderr, "note: %zu explanation%s stay sealed: this capture differs from the verified answers\n",
                         still_sealed, still_sealed == 1 ? "" : "s");
         }
-        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson};
+        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson, differ};
         if (json) {
             json_decref(out);
             out = wb_report_json(&ctx, &grade);

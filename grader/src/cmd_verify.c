@@ -20,6 +20,7 @@
 #include "paths.h"
 #include "report.h"
 #include "term.h"
+#include "versions.h"
 #include "text_fit.h"
 #include "time_facts.h"
 
@@ -163,12 +164,18 @@ static int run_verify(const verify_options *o, wb_error *err) {
         (rc = wb_reveal_gate_at(lesson.lesson, lesson.dir, NULL, "grader verify", "the answer key's answers", o->reveal, err)))
         goto out;
 
-    char arch[16] = "", gpu[256] = "";
+    char arch[16] = "", gpu[256] = "", no_torch[1200] = "";
     int live = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    if (live) { /* the variants the key asks about are known only below: any PyTorch variant of the lesson counts */
+        for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
+        if (!wb_python_variants_ready(&lesson, variants, lesson.n_variants, no_torch, sizeof no_torch)) live = 0;
+    }
     if (o->repeat > 1 && !live) {
-        rc = wb_fail(err, WB_EXIT_CAPTURE, "--repeat needs a CUDA device: it runs the lesson live");
+        rc = wb_fail(err, WB_EXIT_CAPTURE, "--repeat needs a CUDA device%s%s: it runs the lesson live", no_torch[0] ? " and PyTorch; " : "",
+                     no_torch);
         goto out;
     }
+    if (no_torch[0] && !json) fprintf(stderr, "PyTorch cannot run here: %s. Verifying against the recording instead.\n", no_torch);
     /* Which architecture's answers: the live GPU's, or (replay) the recording's. The variants to
      * capture come from those answers. */
     const wb_arch_answers *answers = NULL;
@@ -226,6 +233,19 @@ static int run_verify(const verify_options *o, wb_error *err) {
                 wb_wrap(stdout, line, 0, 2, wb_term_width(stdout));
                 fputs("  GPU: ", stdout);
                 wb_wrap(stdout, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), 7, 4, wb_term_width(stdout));
+                if (wb_recording_pytorch(&rec, desc, sizeof desc)) fputs("  ", stdout), wb_wrap(stdout, desc, 2, 4, wb_term_width(stdout));
+                char ref_path[4200], differ[2048] = "";
+                wb_recording reference = {0};
+                wb_error ignored = {0};
+                snprintf(ref_path, sizeof ref_path, "%s/traces/%s.json", lesson.dir, rec_arch);
+                if (live && wb_file_exists(ref_path) && !wb_recording_load(ref_path, &reference, &ignored) &&
+                    wb_versions_differ(&rec, &reference, differ, sizeof differ)) {
+                    char note[4096];
+                    snprintf(note, sizeof note, "Not the recording's software: %s. %s", differ, WB_VERSIONS_MAY_DIFFER);
+                    fputs("  ", stdout);
+                    wb_wrap(stdout, note, 2, 4, wb_term_width(stdout));
+                }
+                wb_recording_free(&reference);
             }
             if (!json && rec.calibration.present) {
                 char line[1200];
@@ -373,7 +393,7 @@ int cmd_record(int argc, char **argv) {
     int rc = wb_resolve_lesson(o.lesson_dir, dir, sizeof dir, &err);
     if (rc) goto done;
     if ((rc = wb_lesson_load(dir, &lesson, &err))) goto lesson_out;
-    char arch[16], gpu[256];
+    char arch[16], gpu[256], no_torch[1200];
     if (wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) <= 0) {
         rc = wb_fail(&err, WB_EXIT_CAPTURE, "no CUDA device here: recordings are made on a GPU machine");
         goto lesson_out;
@@ -384,6 +404,11 @@ int cmd_record(int argc, char **argv) {
         goto lesson_out;
     }
     for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
+    /* the recording holds every variant: one that cannot run here would be lost from it */
+    if (!wb_python_variants_ready(&lesson, variants, lesson.n_variants, no_torch, sizeof no_torch)) {
+        rc = wb_fail(&err, WB_EXIT_CAPTURE, "cannot record %s here: %s", lesson.lesson, no_torch);
+        goto lesson_out;
+    }
     char run_dir[4096];
     if ((rc = wb_make_run_dir(lesson.dir, lesson.lesson, "record", run_dir, sizeof run_dir, &err))) goto lesson_out;
     wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr, o.repeat};

@@ -669,7 +669,7 @@ static int explain_other_library(const char *base, wb_kernel_explanation *e) {
     return 0;
 }
 
-/* A plain kernel from source: "bias_add_kernel(__nv_bfloat16*, ...)". */
+/* A plain kernel from source: "k_bias_add(__nv_bfloat16*, ...)". */
 static int explain_own(const char *name, const char *base, wb_kernel_explanation *e) {
     if (strstr(base, "::")) return 0;
     /* The name alone does not say where it was compiled: grader explain looks for its definition
@@ -677,6 +677,7 @@ static int explain_own(const char *name, const char *base, wb_kernel_explanation
     family(e, "plain kernel name", "a plain __global__ function name, the kind a program's own CUDA source defines; the "
                                    "name alone does not say which program or library it comes from.");
     if (!strncmp(base, "wb_", 3)) note(e, "The wb_ prefix marks this project's own kernels (common/ and the grader's probe).");
+    else if (!strncmp(base, "k_", 2)) note(e, "The k_ prefix marks the course's own kernels (the lessons and lesson 04's engine).");
     const char *params = strchr(name, '(');
     if (params) {
         /* whole identifiers only: "__nv_bfloat16" holds "float" */
@@ -712,7 +713,7 @@ static int explain_own(const char *name, const char *base, wb_kernel_explanation
 
 /* ---- the name's base ---------------------------------------------------------------------- */
 
-/* Itanium-mangled "_Z15bias_add_kernelP..." or "_ZN2at6native...E..." -> "bias_add_kernel", "at::native::...". */
+/* Itanium-mangled "_Z10k_bias_addP..." or "_ZN2at6native...E..." -> "k_bias_add", "at::native::...". */
 static int demangle_base(const char *s, char *out, size_t cap) {
     if (strncmp(s, "_Z", 2) != 0) return 0;
     s += 2;

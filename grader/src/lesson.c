@@ -11,7 +11,7 @@
 
 static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", "draft",
                                        "world_size", NULL};
-static const char *const VARIANT_KEYS[] = {"name", "args", "about", "params", "world_size", NULL};
+static const char *const VARIANT_KEYS[] = {"name", "program", "args", "about", "params", "world_size", NULL};
 static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", "rank", NULL};
 
 /* A multi-process lesson runs at most this many ranks per variant (a host has at most 8 or 16
@@ -29,6 +29,7 @@ void wb_lesson_free(wb_lesson *l) {
         free(l->variants[i].name);
         free(l->variants[i].about);
         free_strings(l->variants[i].args, l->variants[i].n_args);
+        free_strings(l->variants[i].program, l->variants[i].n_program);
         for (size_t j = 0; j < l->variants[i].n_params; j++) free(l->variants[i].params[j].name);
         free(l->variants[i].params);
     }
@@ -207,6 +208,21 @@ static int read_world_size(wb_yaml *y, yaml_node_t *n, const char *what, int *ou
     return 0;
 }
 
+/* program: [python3, SCRIPT]: SCRIPT a relative path inside the lesson folder (no '..'). The
+ * interpreter is the one word python3, replaced at run time by WB_PYTHON when set. */
+static int read_program(wb_yaml *y, yaml_node_t *n, wb_variant *var, wb_error *err) {
+    char what[160];
+    snprintf(what, sizeof what, "'program' of variant '%s'", var->name);
+    if (read_string_list(y, n, what, 0, &var->program, &var->n_program, err)) return err->code;
+    const char *script = var->n_program == 2 ? var->program[1] : "";
+    int inside = script[0] && script[0] != '/' && strcmp(script, "..") && strncmp(script, "../", 3) && !strstr(script, "/../") &&
+                 !(strlen(script) >= 3 && !strcmp(script + strlen(script) - 3, "/.."));
+    if (var->n_program != 2 || strcmp(var->program[0], "python3") || !inside)
+        return wb_yaml_fail(err, y, n, "%s is [python3, SCRIPT], SCRIPT a path inside the lesson folder such as "
+                                       "torch/linear.py (its flags go in 'args')", what);
+    return 0;
+}
+
 static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err) {
     if (wb_yaml_expect_sequence(y, list, "'variants'", err)) return err->code;
     size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
@@ -223,6 +239,8 @@ static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *
         if (!wb_is_slug(var->name)) return wb_yaml_fail(err, y, v, "variant name '%s' may use only a-z, 0-9 and '-'", var->name);
         for (size_t j = 0; j < i; j++)
             if (!strcmp(l->variants[j].name, var->name)) return wb_yaml_fail(err, y, v, "variant '%s' is listed twice", var->name);
+        yaml_node_t *program = wb_yaml_get(y, v, "program");
+        if (program && read_program(y, program, var, err)) return err->code;
         yaml_node_t *args = wb_yaml_get(y, v, "args");
         if (!args) return wb_yaml_fail(err, y, v, "variant '%s' has no 'args' (use [] for none)", var->name);
         if (read_string_list(y, args, "a variant's 'args'", 1, &var->args, &var->n_args, err)) return err->code;
@@ -356,6 +374,12 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
     if (world_size && (rc = read_world_size(&y, world_size, "'world_size'", &l->world_size, err))) goto out;
     if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
     if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
+    for (size_t i = 0; i < l->n_ranges; i++)
+        if (strchr(l->ranges[i], ',')) {
+            rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "ranges"), "range '%s': names are compared up to their first comma "
+                              "(docs/predictions.md, \"Range names\"), so a listed name has none", l->ranges[i]);
+            goto out;
+        }
     if ((rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err))) goto out;
     if (wb_yaml_get(&y, root, "work")) rc = read_work(&y, wb_yaml_get(&y, root, "work"), l, err);
 out:
@@ -375,6 +399,8 @@ const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name) {
         if (!strcmp(l->variants[i].name, name)) return &l->variants[i];
     return NULL;
 }
+
+int wb_variant_is_python(const wb_variant *v) { return v && v->program != NULL; }
 
 int wb_lesson_world_size(const wb_lesson *l, const char *variant) {
     const wb_variant *v = variant ? wb_lesson_variant(l, variant) : NULL;

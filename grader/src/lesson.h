@@ -16,6 +16,9 @@ typedef struct {
 
 typedef struct {
     char *name;
+    char **program;   /* program: [python3, torch/linear.py]: a Python script of the lesson folder run
+                         by the interpreter (python_probe.h); NULL: the lesson's binary */
+    size_t n_program;
     char **args;
     size_t n_args;
     char *about; /* may be NULL */
@@ -70,6 +73,8 @@ int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t lengt
 void wb_lesson_free(wb_lesson *l);
 
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);
+/* 1 when the variant runs a Python script (program: [python3, SCRIPT]) rather than the binary. */
+int wb_variant_is_python(const wb_variant *v);
 /* The processes a variant runs (its world_size, else the lesson's); 1 for an unknown variant. */
 int wb_lesson_world_size(const wb_lesson *l, const char *variant);
 const wb_question *wb_lesson_question(const wb_lesson *l, const char *id);

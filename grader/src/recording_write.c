@@ -127,6 +127,9 @@ static char *run_head(const wb_run *run, uint64_t dropped) {
                           "signal", run->signal ? json_integer(run->signal) : json_null());
     if (o && run->output) json_object_set_new(o, "output", json_string(run->output));
     if (o && run->timed_out) json_object_set_new(o, "timed_out", json_true());
+    if (o && run->python)
+        json_object_set_new(o, "python", json_pack("{s:s, s:s, s:s}", "torch", run->torch, "torch_cuda", run->torch_cuda,
+                                                   "triton", run->triton));
     if (o && dropped) json_object_set_new(o, "api_dropped_outside_window", json_integer((json_int_t)dropped));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);

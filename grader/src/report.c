@@ -6,6 +6,7 @@
 #include "text_fit.h"
 #include "term.h"
 #include "time_facts.h"
+#include "versions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,15 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
     if (first) {
         fputs("  GPU: ", f);
         wb_wrap(f, wb_capture_describe(first, desc, sizeof desc), 7, 4, width);
+    }
+    if (wb_recording_pytorch(rec, desc, sizeof desc)) {
+        fputs("  ", f);
+        wb_wrap(f, desc, 2, 4, width);
+    }
+    if (ctx->versions_differ && ctx->versions_differ[0]) {
+        snprintf(line, sizeof line, "Not the answer key's software: %s. %s", ctx->versions_differ, WB_VERSIONS_MAY_DIFFER);
+        fputs("  ", f);
+        wb_wrap(f, line, 2, 4, width);
     }
     if (!strcmp(ctx->source, "replay") && rec->path) {
         snprintf(line, sizeof line, "Recording: %s, recorded %s", rec->path, rec->recorded_at ? rec->recorded_at : "?");
@@ -275,6 +285,14 @@ json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g) {
                                                         wb_cuda_version_string(first->driver_version, drv, sizeof drv), "runtime",
                                                         wb_cuda_version_string(first->runtime_version, rt, sizeof rt), "cublas",
                                                         first->cublas_version));
+    json_t *versions = json_object_get(root, "versions");
+    const wb_run *py = NULL;
+    for (size_t i = 0; i < rec->n_runs && !py; i++) py = rec->runs[i].python ? &rec->runs[i] : NULL;
+    if (versions && py)
+        json_object_set_new(versions, "torch", json_string(py->torch)), json_object_set_new(versions, "triton", json_string(py->triton));
+    if (ctx->versions_differ && ctx->versions_differ[0])
+        json_object_set_new(root, "versions_differ", json_pack("{s:s, s:s}", "what", ctx->versions_differ, "may_differ",
+                                                               WB_VERSIONS_MAY_DIFFER));
     const wb_calibration *cal = &rec->calibration;
     if (cal->present)
         json_object_set_new(root, "calibration", json_pack("{s:f, s:f, s:s, s:s}", "copy_bytes_per_s", cal->copy_bytes_per_s,

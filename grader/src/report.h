@@ -19,6 +19,7 @@ typedef struct {
     const wb_recording *recording; /* what was graded */
     const wb_answer_key *key;      /* explanations; may be NULL */
     const wb_lesson *lesson_yaml;  /* its work declarations, for the time table; may be NULL */
+    const char *versions_differ;   /* live: what differs from the answer key's recording (versions.h); NULL or "" */
 } wb_report_context;
 
 /* "13.0" from 13000 */

@@ -42,7 +42,8 @@ static void child(const wb_launch *l, char **argv) {
         _exit(127);
     }
     setenv("CUDA_INJECTION64_PATH", l->capture_library, 1);
-    setenv("NVTX_INJECTION64_PATH", l->cupti_library, 1);
+    /* the capture library forwards NVTX to the libcupti it is bound to (capture_nvtx.c) */
+    setenv("NVTX_INJECTION64_PATH", l->capture_library, 1);
     setenv("WB_CAPTURE_OUT", l->capture_out, 1);
     char cupti_dir[4096];
     snprintf(cupti_dir, sizeof cupti_dir, "%s", l->cupti_library);

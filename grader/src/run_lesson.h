@@ -1,9 +1,9 @@
 /*
  * run_lesson.h: runs a lesson program as a child process under the capture library.
  *
- * The child gets CUDA_INJECTION64_PATH (our capture library), NVTX_INJECTION64_PATH (libcupti:
- * without it CUPTI receives no NVTX ranges), WB_CAPTURE_OUT, and libcupti's folder on
- * LD_LIBRARY_PATH. Its stdout and stderr go to a log file. A child that outlives the timeout is
+ * The child gets CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH (both our capture library: it
+ * hands NVTX to the very libcupti it records with, also when PyTorch loaded its own copy first),
+ * WB_CAPTURE_OUT, and libcupti's folder on LD_LIBRARY_PATH. Its stdout and stderr go to a log file. A child that outlives the timeout is
  * stopped (SIGTERM, then SIGKILL), so a hung lesson cannot hang the grader.
  */
 #ifndef WB_RUN_LESSON_H

@@ -72,7 +72,7 @@ static int range_rows(const wb_capture *c, wb_summary *s) {
     const long *by_name = c->index.ranges_by_name;
     if (!s->ranges || !seen || !group || (c->n_ranges && !by_name)) goto oom;
     for (size_t k = 0; k < c->n_ranges; k++)
-        group[by_name[k]] = k > 0 && !strcmp(c->ranges[by_name[k]].name, c->ranges[by_name[k - 1]].name) ? group[by_name[k - 1]] : k;
+        group[by_name[k]] = k > 0 && !wb_range_name_cmp(c->ranges[by_name[k]].name, c->ranges[by_name[k - 1]].name) ? group[by_name[k - 1]] : k;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
         if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;

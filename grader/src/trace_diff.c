@@ -103,7 +103,7 @@ static size_t range_names(const wb_capture *c, const char **out, size_t cap) {
             const wb_range *r = &c->ranges[i];
             if (r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;
             int seen = 0;
-            for (size_t j = 0; j < n && !seen; j++) seen = !strcmp(out[j], r->name);
+            for (size_t j = 0; j < n && !seen; j++) seen = !wb_range_name_cmp(out[j], r->name);
             if (!seen && (best < 0 || r->start < c->ranges[best].start)) best = (long)i;
         }
         if (best < 0 || n >= cap) return n;
@@ -290,7 +290,7 @@ int wb_diff_captures(const wb_capture *a, const wb_capture *b, wb_capture_diff *
     size_t m = more ? range_names(b, more, b->n_ranges) : 0;
     for (size_t i = 0; i < m; i++) {
         int seen = 0;
-        for (size_t j = 0; j < n && !seen; j++) seen = !strcmp(names[j], more[i]);
+        for (size_t j = 0; j < n && !seen; j++) seen = !wb_range_name_cmp(names[j], more[i]);
         if (!seen) names[n++] = more[i];
     }
     free(more);

@@ -9,7 +9,7 @@
  *
  * Variants
  *   eager   the host launches both kernels every step: cublasGemmEx (cuBLAS launches its kernel
- *           through the driver API) and bias_add_kernel<<<...>>> (the runtime's cudaLaunchKernel).
+ *           through the driver API) and k_bias_add<<<...>>> (the runtime's cudaLaunchKernel).
  *   graph   the same two launches captured once into a CUDA graph; each step is one
  *           cudaGraphLaunch. Fewer host calls, the same kernels on the GPU.
  *
@@ -27,7 +27,7 @@
  * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
  *   step *        one measured step, from its first launch to the end of its synchronize
  *   matmul        the cublasGemmEx call                        (eager)
- *   bias_add      the bias_add_kernel launch                   (eager)
+ *   bias_add      the k_bias_add launch                   (eager)
  *   graph_launch * the cudaGraphLaunch call                    (graph)
  *   sync *        the cudaDeviceSynchronize that ends every step
  *
@@ -81,7 +81,7 @@ typedef __nv_bfloat16 bf16;
  * the addition it feeds). That needs cols % 8 == 0 and 16-byte aligned arrays; other shapes
  * (the tests' odd sizes) take the element-by-element path, correct but slower.
  */
-__global__ void __launch_bounds__(256) bias_add_kernel(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols,
+__global__ void __launch_bounds__(256) k_bias_add(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols,
                                                        int vectorized) {
     size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (vectorized) {
@@ -132,7 +132,7 @@ static int bias_add(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols, 
     int vectorized = cols % 8 == 0 && wb_aligned16(y) && wb_aligned16(xw) && wb_aligned16(b);
     size_t items = vectorized ? (size_t)rows * (cols / 8) : (size_t)rows * cols;
     size_t grid = (items + block - 1) / block, cap = (size_t)sms * 32;
-    bias_add_kernel<<<(unsigned)(grid < cap ? grid : cap), block, 0, stream>>>(y, xw, b, rows, cols, vectorized);
+    k_bias_add<<<(unsigned)(grid < cap ? grid : cap), block, 0, stream>>>(y, xw, b, rows, cols, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
@@ -150,7 +150,7 @@ typedef struct {
     bf16 *y;                    /* (n, n) xw + b, the output */
     float *x_host, *w_host, *b_host; /* the same values on the host, rounded to bf16 */
     void *workspace;            /* WORKSPACE_BYTES for cuBLAS */
-    int sms;                    /* the GPU's multiprocessors: bias_add_kernel's grid is sized by them */
+    int sms;                    /* the GPU's multiprocessors: k_bias_add's grid is sized by them */
     cublasHandle_t cublas;
     cudaStream_t stream;        /* every launch goes here; graph capture needs a non-default stream */
 } lesson;

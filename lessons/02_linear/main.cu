@@ -26,7 +26,7 @@
  *   linear        the layer's forward                             (separate, epilogue)
  *   transpose     making the W^T view: no kernel, no copy, no CUDA call (separate, epilogue)
  *   matmul        the cublasGemmEx call                          (separate)
- *   bias_add      the bias_add_kernel launch                     (separate)
+ *   bias_add      the k_bias_add launch                     (separate)
  *   matmul_bias   the cublasLtMatmul call with the bias epilogue (epilogue)
  *   graph_launch * the cudaGraphLaunch call                      (graph)
  *   sync *        the cudaDeviceSynchronize that ends every step
@@ -70,13 +70,13 @@ typedef __nv_bfloat16 bf16;
  * y (rows, cols) += b (cols), in place. In the separate variant this is the second trip of y
  * through memory (read and write again) that the epilogue avoids: 4 bytes per element.
  *
- * Written to stream at the copy bandwidth (lesson 01's bias_add_kernel, in place): chunks of 8
+ * Written to stream at the copy bandwidth (lesson 01's k_bias_add, in place): chunks of 8
  * consecutive elements of a row as 16-byte loads and stores, a grid of a few blocks per SM
  * striding over all chunks, the column of a chunk a 32-bit remainder once per 8 elements. That
  * needs cols % 8 == 0 and 16-byte aligned arrays; other shapes (the tests' odd sizes) take the
  * element-by-element path, correct but slower.
  */
-__global__ void __launch_bounds__(256) bias_add_kernel(bf16 *y, const bf16 *b, int rows, int cols, int vectorized) {
+__global__ void __launch_bounds__(256) k_bias_add(bf16 *y, const bf16 *b, int rows, int cols, int vectorized) {
     size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (vectorized) {
         unsigned chunks_per_row = (unsigned)cols / 8, chunks = (unsigned)rows * chunks_per_row;
@@ -176,7 +176,7 @@ static int bias_add(bf16 *y, const bf16 *b, int rows, int cols, int sms, cudaStr
     int vectorized = cols % 8 == 0 && wb_aligned16(y) && wb_aligned16(b);
     size_t items = vectorized ? (size_t)rows * (cols / 8) : (size_t)rows * cols;
     size_t grid = (items + block - 1) / block, cap = (size_t)sms * 32;
-    bias_add_kernel<<<(unsigned)(grid < cap ? grid : cap), block, 0, stream>>>(y, b, rows, cols, vectorized);
+    k_bias_add<<<(unsigned)(grid < cap ? grid : cap), block, 0, stream>>>(y, b, rows, cols, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
@@ -279,7 +279,7 @@ typedef struct {
     mat_view w_view;            /* W as a row-major (out_dim, in_dim) view */
     float *x_host, *w_host, *b_host; /* the same values on the host, rounded to bf16 */
     void *workspace;            /* WORKSPACE_BYTES, shared by cuBLAS and cuBLASLt (one stream) */
-    int sms;                    /* the GPU's multiprocessors: bias_add_kernel's grid is sized by them */
+    int sms;                    /* the GPU's multiprocessors: k_bias_add's grid is sized by them */
     cublasHandle_t cublas;
     cublasLtHandle_t lt;
     lt_plan plan;               /* epilogue and graph variants */

@@ -13,17 +13,17 @@
  *                   [--hidden H] [--steps N] [--warmup W]
  *
  * Variants (what each step launches)
- *   eager   3 GEMMs + gelu_kernel + mul_kernel: 5 kernels. gelu(g) makes a full round trip
+ *   eager   3 GEMMs + k_gelu + k_mul: 5 kernels. gelu(g) makes a full round trip
  *           through memory between the two pointwise kernels, as in PyTorch eager.
- *   fused   3 GEMMs + gelu_mul_kernel: 4 kernels. One pass reads g and u and writes h; gelu(g)
+ *   fused   3 GEMMs + k_gelu_mul: 4 kernels. One pass reads g and u and writes h; gelu(g)
  *           lives only in registers (what torch.compile's Triton kernel and Liger's kernel do).
  *   merged  Wg and Wu are stored back to back as one (2*hidden, dim) weight, so one GEMM writes
- *           [g | u] per token; gelu_mul_kernel reads the two halves of each row: 3 kernels.
+ *           [g | u] per token; k_gelu_mul reads the two halves of each row: 3 kernels.
  *   graph   the merged step captured once into a CUDA graph: one cudaGraphLaunch per step.
  *
- * bench_gelu_mul (bench/gelu_mul_bench.cu) times gelu_mul_kernel alone, against the floor that
+ * bench_gelu_mul (bench/gelu_mul_bench.cu) times k_gelu_mul alone, against the floor that
  * bandwidth sets, beside issue 3's alternative implementations. The variants always launch
- * gelu_mul_kernel.
+ * k_gelu_mul.
  *
  * Program order: setup (handle, workspace, inputs), warm-up steps (cuBLAS heuristics, module
  * loading, graph upload happen there), then --steps measured steps between cudaProfilerStart and
@@ -38,9 +38,9 @@
  *   gate_proj     g = x @ Wg^T                                     (eager, fused)
  *   up_proj       u = x @ Wu^T                                     (eager, fused)
  *   gate_up_proj  [g | u] = x @ [Wg; Wu]^T, one GEMM                (merged)
- *   gelu          the gelu_kernel launch                           (eager)
- *   mul           the mul_kernel launch                            (eager)
- *   gelu_mul      the gelu_mul_kernel launch                       (fused, merged)
+ *   gelu          the k_gelu launch                           (eager)
+ *   mul           the k_mul launch                            (eager)
+ *   gelu_mul      the k_gelu_mul launch                       (fused, merged)
  *   down_proj     y = h @ Wd^T                                     (eager, fused, merged)
  *   graph_launch * the cudaGraphLaunch call                        (graph)
  *   sync *        the cudaDeviceSynchronize that ends every step
@@ -76,7 +76,7 @@
  * themselves; a CPU simulation of that rounding gives 3.5e-3 (fused) and 3.9e-3 (eager). */
 #define TOLERANCE 1e-2
 
-/* The pointwise kernels (gelu_kernel, mul_kernel, gelu_mul_kernel) and their launchers are in
+/* The pointwise kernels (k_gelu, k_mul, k_gelu_mul) and their launchers are in
  * pointwise.cu; pointwise.cuh declares them. */
 
 /* ---- host launchers ------------------------------------------------------------------------- */

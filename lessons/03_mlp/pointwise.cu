@@ -1,8 +1,8 @@
 /*
  * pointwise.cu: lesson 03's three pointwise kernels and their launchers, declared in pointwise.cuh.
  *
- * main.cu's variants launch them (eager: gelu_kernel then mul_kernel; fused, merged and graph:
- * gelu_mul_kernel); bench/gelu_mul_bench.cu times the same kernels alone beside issue 3's
+ * main.cu's variants launch them (eager: k_gelu then k_mul; fused, merged and graph:
+ * k_gelu_mul); bench/gelu_mul_bench.cu times the same kernels alone beside issue 3's
  * alternatives, so both programs link this one file and the lesson's recorded kernels are the
  * ones the bench measures.
  */
@@ -20,7 +20,7 @@
  * Each thread owns 8 consecutive elements: one 16-byte access per array when vectorized (all
  * pointers 16-byte aligned, checked by the host), element by element otherwise and for the last
  * n % 8 elements. */
-__global__ void __launch_bounds__(256) gelu_kernel(bf16 *a, const bf16 *g, size_t n, int vectorized) {
+__global__ void __launch_bounds__(256) k_gelu(bf16 *a, const bf16 *g, size_t n, int vectorized) {
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
     if (i >= n) return;
     if (vectorized && i + 8 <= n) {
@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(256) gelu_kernel(bf16 *a, const bf16 *g, size_
     }
 }
 
-__global__ void __launch_bounds__(256) mul_kernel(bf16 *h, const bf16 *a, const bf16 *u, size_t n, int vectorized) {
+__global__ void __launch_bounds__(256) k_mul(bf16 *h, const bf16 *a, const bf16 *u, size_t n, int vectorized) {
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
     if (i >= n) return;
     if (vectorized && i + 8 <= n) {
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(256) mul_kernel(bf16 *h, const bf16 *a, const 
  * traffic is the minimum, 6 bytes per element (read g and u, write h); the math is ~15 fp32
  * instructions per element, well hidden behind it.
  */
-__global__ void __launch_bounds__(1024) gelu_mul_kernel(bf16 *__restrict__ h, int ld_h,
+__global__ void __launch_bounds__(1024) k_gelu_mul(bf16 *__restrict__ h, int ld_h,
                                                         const bf16 *__restrict__ g,
                                                         const bf16 *__restrict__ u, int ld_gu,
                                                         int rows, int cols, int vectorized) {
@@ -96,7 +96,7 @@ int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream) {
     const int block = 256;
     size_t threads = (n + 7) / 8;
     int vectorized = wb_aligned16(a) && wb_aligned16(g);
-    gelu_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(a, g, n, vectorized);
+    k_gelu<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(a, g, n, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
@@ -105,13 +105,13 @@ int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t str
     const int block = 256;
     size_t threads = (n + 7) / 8;
     int vectorized = wb_aligned16(h) && wb_aligned16(a) && wb_aligned16(u);
-    mul_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(h, a, u, n, vectorized);
+    k_mul<<<(unsigned)((threads + block - 1) / block), block, 0, stream>>>(h, a, u, n, vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
 
 /*
- * Launch parameters for gelu_mul_kernel, chosen from the row length when called (the idea of
+ * Launch parameters for k_gelu_mul, chosen from the row length when called (the idea of
  * Liger's calculate_settings): enough threads per row that each does about one 16-byte chunk,
  * rounded up to whole warps and capped at 1024 (longer rows loop); short rows (under 32 chunks)
  * get a power of two of threads and share a block of 256 so that blocks stay full. The plan
@@ -140,12 +140,12 @@ gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf
 int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows, int cols,
                     cudaStream_t stream) {
     gelu_mul_plan p = gelu_mul_plan_for(h, ld_h, g, u, ld_gu, rows, cols);
-    gelu_mul_kernel<<<p.grid, p.block, 0, stream>>>(h, ld_h, g, u, ld_gu, rows, cols, p.vectorized);
+    k_gelu_mul<<<p.grid, p.block, 0, stream>>>(h, ld_h, g, u, ld_gu, rows, cols, p.vectorized);
     CUDA_CHECK_LAUNCH();
     return WB_OK;
 }
 
 /* For bench_gelu_mul's report (registers per thread); never called by the lesson's variants. */
-cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr) {
-    return cudaFuncGetAttributes(attr, gelu_mul_kernel);
+cudaError_t gelu_mul_attributes(cudaFuncAttributes *attr) {
+    return cudaFuncGetAttributes(attr, k_gelu_mul);
 }

@@ -2,7 +2,7 @@
  * pointwise.cuh: the part of lesson 03 that main.cu shares with bench/gelu_mul_bench.cu.
  *
  * The fp32 device math of the pointwise kernels is defined here, inline, so that the lesson's
- * kernels (gelu_kernel, mul_kernel, gelu_mul_kernel in pointwise.cu) and the bench's alternative
+ * kernels (k_gelu, k_mul, k_gelu_mul in pointwise.cu) and the bench's alternative
  * implementations of gelu(g) * u compute exactly the same function. The launchers below are
  * pointwise.cu's: main.cu's variants call them, and bench_gelu_mul times them.
  */
@@ -37,13 +37,13 @@ __device__ __forceinline__ float gelu_tanh(float x) {
 
 /* ---- the launchers (pointwise.cu) ------------------------------------------------------------ */
 
-/* a (n) = gelu(g (n)): one gelu_kernel launch. */
+/* a (n) = gelu(g (n)): one k_gelu launch. */
 int gelu_launch(bf16 *a, const bf16 *g, size_t n, cudaStream_t stream);
 
-/* h (n) = a (n) * u (n): one mul_kernel launch. */
+/* h (n) = a (n) * u (n): one k_mul launch. */
 int mul_launch(bf16 *h, const bf16 *a, const bf16 *u, size_t n, cudaStream_t stream);
 
-/* gelu_mul_kernel's launch parameters for a shape (see gelu_mul_plan_for in pointwise.cu). */
+/* k_gelu_mul's launch parameters for a shape (see gelu_mul_plan_for in pointwise.cu). */
 typedef struct {
     dim3 grid, block;
     int vectorized; /* 16-byte accesses: every row start 16-byte aligned */
@@ -53,11 +53,11 @@ gelu_mul_plan gelu_mul_plan_for(const bf16 *h, int ld_h, const bf16 *g, const bf
                                 int cols);
 
 /* h (rows, cols; row stride ld_h) = gelu(g) * u (rows, cols; row stride ld_gu): one
- * gelu_mul_kernel launch, planned by gelu_mul_plan_for. */
+ * k_gelu_mul launch, planned by gelu_mul_plan_for. */
 int gelu_mul_launch(bf16 *h, int ld_h, const bf16 *g, const bf16 *u, int ld_gu, int rows, int cols,
                     cudaStream_t stream);
 
-/* cudaFuncGetAttributes of gelu_mul_kernel (bench_gelu_mul reports its registers). */
-cudaError_t gelu_mul_kernel_attributes(cudaFuncAttributes *attr);
+/* cudaFuncGetAttributes of k_gelu_mul (bench_gelu_mul reports its registers). */
+cudaError_t gelu_mul_attributes(cudaFuncAttributes *attr);
 
 #endif

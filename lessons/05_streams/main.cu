@@ -80,7 +80,7 @@
  * real per-chunk work whose cost we can set: each step is one FMA that depends on the last, so
  * the kernel's time is work * n / (the GPU's FMA rate), and it reads and writes each element
  * once. */
-__global__ void recurrence_kernel(float *y, const float *x, size_t n, int work) {
+__global__ void k_recurrence(float *y, const float *x, size_t n, int work) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float xi = x[i], yi = xi;
@@ -223,7 +223,7 @@ static int compute(const lesson *L, int c, cudaStream_t stream) {
     size_t off = (size_t)c * L->chunk_elems;
     unsigned grid = (unsigned)((L->chunk_elems + BLOCK - 1) / BLOCK);
     nvtxRangePushA("compute");
-    recurrence_kernel<<<grid, BLOCK, 0, stream>>>(L->dev_out + off, L->dev_in + off, L->chunk_elems, L->work);
+    k_recurrence<<<grid, BLOCK, 0, stream>>>(L->dev_out + off, L->dev_in + off, L->chunk_elems, L->work);
     cudaError_t err = cudaGetLastError(); /* launch errors are reported here */
     nvtxRangePop();
     CUDA_CHECK(err);

@@ -126,7 +126,7 @@ int dp_reducer_init(dp_reducer *r, gpt2 *model, int rank, int world, const ncclU
      * held back behind the backward kernels that fill the GPU (PyTorch's ProcessGroupNCCL offers
      * the same as is_high_priority_stream). Measured at GPT-2 124M, batch 4, one rank, on the H200:
      * the backward's overlap 149 us in 4 of 9 runs (146-233), against 148-230 (median 183) at the
-     * default priority (tools/device/lesson06-overlap.sh, 2026-12-01). */
+     * default priority (tools/gpu-run profile overlap, 2026-12-01). */
     int least, greatest;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CUDA_CHECK(cudaStreamCreateWithPriority(&r->comm_stream, cudaStreamNonBlocking, greatest));

@@ -45,7 +45,7 @@ static void two_steps(wb_capture *c) {
         add_range(c, "outer", t + 10, t + 200, 1);
         add_range(c, "inner", t + 20, t + 100, 1);
         add_api(c, "cudaLaunchKernel", t + 30, t + 40, 100 + s * 10, 1);      /* in inner */
-        add_kernel(c, "gelu_kernel", t + 50, t + 60, 100 + s * 10, 7);
+        add_kernel(c, "k_gelu", t + 50, t + 60, 100 + s * 10, 7);
         add_api(c, "cuLaunchKernelEx", t + 150, t + 160, 101 + s * 10, 1);    /* in outer only */
         add_kernel(c, "nvjet_sm90_tst_128x64_TNT", t + 170, t + 400, 101 + s * 10, 7);
         add_api(c, "cudaMemsetAsync", t + 300, t + 310, 102 + s * 10, 1);     /* in step only */

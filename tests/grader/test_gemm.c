@@ -23,8 +23,8 @@ static const char *const GEMMS[] = {
 
 static const char *const NOT_GEMMS[] = {
     "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>(...)",
-    "gelu_kernel(__nv_bfloat16*, __nv_bfloat16 const*, unsigned long, int)",
-    "mul_kernel(__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, unsigned long, int)",
+    "k_gelu(__nv_bfloat16*, __nv_bfloat16 const*, unsigned long, int)",
+    "k_mul(__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, unsigned long, int)",
     "void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float>(...)",
     "triton_poi_fused_gelu_mul_0",
     "wb_probe_scale(float*, int, float)",

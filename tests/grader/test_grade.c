@@ -47,7 +47,7 @@ static void make_recording(wb_recording *rec) {
         add_kernel(c, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT", t + 300, t + 800, corr++, 7);
         for (uint64_t g = 0; g < (s == 2 ? 2u : 1u); g++) {
             add_api(c, "cudaLaunchKernel", t + 1000 + g * 100, t + 1010 + g * 100, corr, 1);
-            add_kernel(c, "gelu_kernel(float*)", t + 1100 + g * 100, t + 1150 + g * 100, corr++, 7);
+            add_kernel(c, "k_gelu(float*)", t + 1100 + g * 100, t + 1150 + g * 100, corr++, 7);
         }
         if (s == 0) {
             add_api(c, "cudaMemcpyAsync", t + 2000, t + 2010, corr, 1);

@@ -158,15 +158,16 @@ Test(explain, pytorch_aten) {
 }
 
 Test(explain, own_kernels_and_mangled_names) {
-    wb_explain_kernel("bias_add_kernel(__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, int, int)", &e);
+    wb_explain_kernel("k_bias_add(__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, int, int)", &e);
     cr_expect_str_eq(e.family, "plain kernel name", "the name alone does not say it is the program's own");
-    cr_expect_str_eq(e.base, "bias_add_kernel");
+    cr_expect_str_eq(e.base, "k_bias_add");
     cr_expect(!e.gemm);
     cr_expect(strstr(e.fields[0].meaning, "bf16 data"), "%s", e.fields[0].meaning);
     cr_expect(!strstr(e.fields[0].meaning, "fp32"), "__nv_bfloat16 is not float: %s", e.fields[0].meaning);
     cr_expect(has_note("epilogue could fuse"));
-    wb_explain_kernel("_Z15bias_add_kernelP13__nv_bfloat16PKS_S2_ii", &e);
-    cr_expect_str_eq(e.base, "bias_add_kernel");
+    cr_expect(has_note("k_ prefix marks the course's own kernels"));
+    wb_explain_kernel("_Z10k_bias_addP13__nv_bfloat16PKS_S2_ii", &e);
+    cr_expect_str_eq(e.base, "k_bias_add");
     cr_expect(has_note("mangled"));
     wb_explain_kernel("_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_xEEvi", &e);
     cr_expect_str_eq(e.base, "at::native::vectorized_elementwise_kernel");

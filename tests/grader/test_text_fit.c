@@ -77,7 +77,7 @@ Test(fit_name, drops_the_return_type_and_parameters_first) {
     char buf[256];
     const char *name = "void k_gather_rows<__nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16 const*, long, int const*, long, long)";
     cr_assert_str_eq(wb_fit_name(name, 40, buf, sizeof buf), "k_gather_rows<__nv_bfloat16>(...)");
-    cr_assert_str_eq(wb_fit_name("mul_kernel(float*, int)", 80, buf, sizeof buf), "mul_kernel(float*, int)", "fits: as it is");
+    cr_assert_str_eq(wb_fit_name("k_mul(float*, int)", 80, buf, sizeof buf), "k_mul(float*, int)", "fits: as it is");
 }
 
 Test(fit_name, cuts_the_middle_keeping_family_and_layout) {

@@ -26,10 +26,10 @@ static void make(wb_recording *rec) {
     wb_capture *c = build_recording(rec);
     add_range(c, "step", 100000, 110000, 11);
     add_api(c, "cudaLaunchKernel", 101000, 102000, 1, 11);
-    add_kernel(c, "gelu_kernel", 103000, 104000, 1, 7);
+    add_kernel(c, "k_gelu", 103000, 104000, 1, 7);
     add_range(c, "step", 200000, 230000, 11);
     add_api(c, "cudaLaunchKernel", 201000, 202000, 2, 11);
-    add_kernel(c, "gelu_kernel", 203000, 204000, 2, 7);
+    add_kernel(c, "k_gelu", 203000, 204000, 2, 7);
     add_range(c, "step", 300000, 320000, 11);
     add_range(c, "gelu", 300500, 305000, 11);
     add_api(c, "cudaLaunchKernel", 301000, 302000, 3, 11);

@@ -17,7 +17,7 @@ static void make(wb_recording *rec) {
     add_range(c, "step", 1000, 9000, 11);
     add_range(c, "inner", 1500, 3000, 11);
     add_api(c, "cudaLaunchKernel", 2000, 2500, 1, 11);
-    add_kernel(c, "gelu_kernel", 3000, 4000, 1, 7);
+    add_kernel(c, "k_gelu", 3000, 4000, 1, 7);
     add_api(c, "cuLaunchKernelEx", 5000, 5300, 2, 11);
     add_kernel(c, "nvjet_sm90_tst_64x8", 6000, 8000, 2, 13);
     add_api(c, "cudaMemcpyAsync", 8100, 8200, 3, 11);
@@ -96,7 +96,7 @@ Test(trace, written_file_is_valid_chrome_trace_json) {
         json_int_t pid = json_integer_value(json_object_get(e, "pid")), tid = json_integer_value(json_object_get(e, "tid"));
         if (!strcmp(cat, "kernel")) {
             cr_assert_eq(pid, gpu_pid);
-            if (!strcmp(str(e, "name"), "gelu_kernel")) {
+            if (!strcmp(str(e, "name"), "k_gelu")) {
                 cr_assert_eq(tid, 7);
                 /* the window 900..9500 ns plus 5% of its 8600 ns on each side: shown from 470 ns */
                 cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 2.53, 1e-9, "3000 ns - 470 ns = 2.53 us");
@@ -200,7 +200,7 @@ static void make_startup(wb_recording *rec) {
     add_range(c, "main", 50, 40000, 11);
     add_api(c, "cuInit", 100, 900, 1, 11);
     add_api(c, "cudaLaunchKernel", 12000, 12500, 2, 11);
-    add_kernel(c, "gelu_kernel", 13000, 14000, 2, 7);
+    add_kernel(c, "k_gelu", 13000, 14000, 2, 7);
     add_api(c, "cudaDeviceSynchronize", 30000, 31000, 3, 11);
     add_window(c, 10000, 20000);
     build_finish(c);
@@ -212,7 +212,7 @@ Test(trace, opens_on_the_profiled_window) {
     json_t *t = wb_chrome_trace(&rec), *e = NULL;
     cr_assert_eq(count_named(t, "driver API", "cuInit", NULL), 0, "start-up before the window is left out");
     cr_assert_eq(count_named(t, "runtime API", "cudaDeviceSynchronize", NULL), 0, "after the window: left out");
-    cr_assert_eq(count_named(t, "kernel", "gelu_kernel", &e), 1);
+    cr_assert_eq(count_named(t, "kernel", "k_gelu", &e), 1);
     /* shown from 10000 - 5% of 10000 = 9500 ns */
     cr_assert_float_eq(json_number_value(json_object_get(e, "ts")), 3.5, 1e-9);
     cr_assert_eq(count_named(t, "nvtx", "main", &e), 1, "the enclosing range stays, clipped");
