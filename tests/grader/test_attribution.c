@@ -1,5 +1,5 @@
 /*
- * test_attribution.c: which work belongs to which occurrence of a range (facts.h), on captures
+ * test_attribution.c: which work belongs to which occurrence of a range (occurrences.h), on captures
  * built by hand so that the right answer is known: nested ranges, several occurrences, kernels
  * that finish after their range, the profiled window, other threads, graph launches, and API
  * calls nested inside other API calls.

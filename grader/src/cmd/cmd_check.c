@@ -1,0 +1,752 @@
+/*
+ * cmd_check.c: `grader check`, predict then verify.
+ *
+ *   1. read the lesson and the learner's predictions (bad input: exit 2, nothing shown);
+ *   2. while any value is ~, show nothing: on a terminal ask, write the answers into the file
+ *      (comments kept, backup made); elsewhere list what is missing and exit 2;
+ *   3. capture live (each needed variant under CUPTI) or replay a recording when there is no GPU;
+ *      refuse (exit 3) a capture that failed, dropped records or lacks NVTX;
+ *   4. grade each fact, print the report, the explanations and the score;
+ *   5. only then reveal: kernel summary, range breakdown, and the Perfetto trace file's path.
+ */
+#define _GNU_SOURCE
+#include "wb_course.h"
+#include "wb_predict.h"
+#include "wb_show.h"
+#include "commands.h"
+#include "wb_base.h"
+#include "wb_grade.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char CHECK_USAGE[] =
+    "usage: grader check [LESSON] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
+    "                    [--format text|json] [--reveal] [--long-names]\n"
+    "\n"
+    "Runs the lesson under CUPTI, grades your predictions against what ran, and only then shows the\n"
+    "trace. LESSON is a lesson folder, name or number (lessons/03_mlp, 03_mlp, 3); without it, the\n"
+    "next lesson you have not graded yet.\n"
+    "\n"
+    "  --predictions FILE  your predictions (default: the lesson's predictions.yaml, made from its\n"
+    "                      predictions.template.yaml on first use)\n"
+    "  --variant NAME      only this variant's predictions (and runs)\n"
+    "  --replay [TRACE]    grade a recording instead of a live run: TRACE, or the lesson's recording\n"
+    "                      for this GPU, else its newest one. Automatic where no CUDA device exists.\n"
+    "  --format text|json  json: one JSON object on stdout (docs/grader.md lists its fields)\n"
+    "  --reveal            show the trace without grading (recorded in your progress)\n"
+    "  --long-names        full kernel names in the tables (else shortened to fit the terminal's width:\n"
+    "                      COLUMNS, or the terminal's own, or 80)\n"
+    "\n"
+    "exit: 0 every fact right (or you stopped at a question: nothing graded), 1 some fact wrong, 2 bad\n"
+    "usage or input, 3 lesson failed or capture incomplete\n";
+
+typedef struct {
+    const char *lesson_dir, *predictions, *variant, *trace, *format;
+    int replay, reveal, long_names;
+} check_options;
+
+static int parse(int argc, char **argv, check_options *o) {
+    memset(o, 0, sizeof *o);
+    o->format = "text";
+    const wb_cli_option options[] = {
+        {"--replay", WB_CLI_REPLAY, .flag = &o->replay, .text = &o->trace},
+        {"--reveal", WB_CLI_FLAG, .flag = &o->reveal},
+        {"--long-names", WB_CLI_FLAG, .flag = &o->long_names},
+        {"--predictions", WB_CLI_TEXT, .text = &o->predictions},
+        {"--variant", WB_CLI_TEXT, .text = &o->variant},
+        {"--format", WB_CLI_FORMAT, .text = &o->format},
+    };
+    size_t n = 0; /* the lesson, or none: the next one not graded */
+    wb_cli_spec s = {.command = "check", .usage = CHECK_USAGE, .options = options, .n_options = sizeof options / sizeof options[0],
+                     .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .too_many = "one lesson at a time (also got %s)"};
+    return wb_cli_parse(&s, argc, argv);
+}
+
+/* ---- which lesson ------------------------------------------------------------------------ */
+
+/* The first lesson in course order that is not graded yet. */
+static int next_unfinished(char *buf, size_t cap, wb_error *err) {
+    char root[4096], state[4096];
+    wb_course course;
+    if (wb_find_root(root, sizeof root, err) || wb_course_load(root, &course, err)) return err->code;
+    wb_course_drop_drafts(&course);
+    json_t *progress = NULL;
+    int rc = wb_state_dir(root, state, sizeof state, err);
+    if (!rc) rc = wb_progress_load(state, &progress, err);
+    if (rc) {
+        wb_course_free(&course);
+        return rc;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; i < course.n && !buf[0]; i++) {
+        const char *s = json_string_value(json_object_get(json_object_get(json_object_get(progress, "lessons"), course.names[i]), "state"));
+        if (!s || strcmp(s, "graded") != 0) snprintf(buf, cap, "%s", course.dirs[i]);
+    }
+    json_decref(progress);
+    wb_course_free(&course);
+    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "every lesson is graded; give a lesson folder to check one again");
+    return 0;
+}
+
+/* The lesson's program: main.cu or main.c, else its first .cu or .c file (lesson 04's train.c). */
+static void program_file(const char *lesson_dir, char *buf, size_t cap) {
+    static const char *const preferred[] = {"main.cu", "main.c"};
+    buf[0] = '\0';
+    for (size_t i = 0; i < 2 && !buf[0]; i++) {
+        snprintf(buf, cap, "%s/%s", lesson_dir, preferred[i]);
+        if (!wb_file_exists(buf)) buf[0] = '\0';
+    }
+    struct dirent **names = NULL;
+    int n = buf[0] ? 0 : scandir(lesson_dir, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(names[i]->d_name);
+        int source = (len > 3 && !strcmp(names[i]->d_name + len - 3, ".cu")) || (len > 2 && !strcmp(names[i]->d_name + len - 2, ".c"));
+        if (source && !buf[0]) snprintf(buf, cap, "%s/%s", lesson_dir, names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* check without a lesson: say which lesson comes next and what to read before its questions. */
+static void name_next_lesson(FILE *f, const char *lesson_dir) {
+    char readme[4200], program[4400], text[9000];
+    snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
+    program_file(lesson_dir, program, sizeof program);
+    snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
+             "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
+             program[0] ? ", the program the questions are about" : "");
+    wb_wrap(f, text, 0, 2, wb_term_width(f));
+}
+
+/* On a terminal, before the questions of a lesson named by check itself: 1 to go on, 0 to stop. */
+static int ready_to_answer(void) {
+    fputs("Press Enter when you have read them (q stops here): ", stdout);
+    fflush(stdout);
+    char *line = NULL;
+    size_t cap = 0;
+    int go = getline(&line, &cap, stdin) >= 0 && strncmp(line + strspn(line, " \t"), "q", 1) != 0;
+    free(line);
+    return go;
+}
+
+/* ---- open predictions (~) ----------------------------------------------------------------- */
+
+static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, size_t cap) {
+    switch (f->kind) {
+    case WB_FACT_KERNELS: snprintf(buf, cap, "GPU kernels launched in range '%s' (memsets and memcpys not counted)", p->range); break;
+    case WB_FACT_GEMMS: snprintf(buf, cap, "of those kernels, matrix multiplies (GEMMs)"); break;
+    case WB_FACT_MEMSETS: snprintf(buf, cap, "memset operations on the GPU in range '%s'", p->range); break;
+    case WB_FACT_MEMCPYS: snprintf(buf, cap, "memcpy operations in range '%s'", p->range); break;
+    case WB_FACT_KERNELS_NAMED:
+        if (f->has_regex) snprintf(buf, cap, "kernels in range '%s' whose name matches /%s/", p->range, f->key + 3);
+        else snprintf(buf, cap, "kernels in range '%s' whose name contains '%s'", p->range, f->key);
+        break;
+    case WB_FACT_API_CALLS: snprintf(buf, cap, "calls to %s made in range '%s'", f->key, p->range); break;
+    case WB_FACT_STREAMS: snprintf(buf, cap, "distinct streams the GPU work of range '%s' ran on", p->range); break;
+    case WB_FACT_MEMCPYS_NAMED: snprintf(buf, cap, "memcpys in range '%s' that are '%s'", p->range, f->key); break;
+    case WB_FACT_OVERLAP_US:
+        snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once (within 25%%)", p->range);
+        break;
+    case WB_FACT_GPU_US: snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", p->range); break;
+    case WB_FACT_WALL_US: snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", p->range); break;
+    case WB_FACT_BOUND: snprintf(buf, cap, "where range '%s' spends its time: overhead (1), memory (2) or compute (3)", p->range); break;
+    }
+}
+
+static void list_open(FILE *f, const wb_prediction_set *p) {
+    int width = wb_term_width(f);
+    char text[5000];
+    snprintf(text, sizeof text, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:",
+             p->path, wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
+    wb_wrap(f, text, 0, 2, width);
+    /* one line each, as compilers write them, so that editors and grep can jump to them */
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t j = 0; j < p->items[i].n_facts; j++) {
+            const wb_fact *x = &p->items[i].facts[j];
+            if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
+        }
+    wb_wrap(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.",
+            0, 2, width);
+}
+
+/* The learner stopped asking (q) or skipped the rest on a terminal: a choice, not an error. */
+static void say_stopped(FILE *f, const wb_prediction_set *p) {
+    char text[5000];
+    size_t open = wb_predictions_open(p);
+    snprintf(text, sizeof text, "Stopped: %zu value%s still open in %s, so nothing is graded or shown. Run grader check again "
+             "to answer them, or write a number in place of each ~.", open, open == 1 ? " is" : "s are", p->path);
+    fputc('\n', f);
+    wb_wrap(f, text, 0, 2, wb_term_width(f));
+}
+
+/* Ctrl-C (or the terminal closing) while the learner answers: stop asking and save what was typed
+ * so far. The handler only sets a flag; without SA_RESTART the pending read returns EINTR. */
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig) { interrupted = sig; }
+/* The learner's typed answer for f, as an edit; 0 when it is no valid answer. The same rules as
+ * the file's (predictions.c): whole counts, decimal microseconds, a bound's name. */
+static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
+    *e = (wb_answer_edit){f->line, f->column, 0, ""};
+    if (f->kind == WB_FACT_BOUND) { /* a name, or its number in the prompt: 1 overhead, 2 memory, 3 compute */
+        int b = s[0] >= '1' && s[0] <= '0' + WB_BOUND_COUNT && !s[1] ? s[0] - '1' : wb_bound_parse(s);
+        if (b < 0) return 0;
+        snprintf(e->text, sizeof e->text, "%s", wb_bound_name(b));
+        return 1;
+    }
+    size_t len = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
+    for (size_t i = 0; i < len; i++) dots += s[i] == '.';
+    if (wb_fact_is_time(f->kind)) {
+        if (len == 0 || len >= sizeof e->text || strspn(s, "0123456789.") != len || dots > 1 || len == dots) return 0;
+        snprintf(e->text, sizeof e->text, "%s", s);
+        return 1;
+    }
+    if (len == 0 || digits != len || len > 7 || atol(s) > WB_YAML_MAX_COUNT) return 0;
+    e->value = atoi(s);
+    return 1;
+}
+
+/* Asks each open fact on the terminal; writes the answers into the file. Returns 0 when the file
+ * was updated (or nothing was answered), else an error code (after saving what was answered
+ * when the learner interrupted). */
+static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
+    size_t n_open = wb_predictions_open(p), n = 0;
+    wb_answer_edit *edits = calloc(n_open + 1, sizeof *edits);
+    if (!edits) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    char head[4600];
+    snprintf(head, sizeof head, "%zu prediction%s still open in %s.", n_open, n_open == 1 ? " is" : "s are", p->path);
+    fputs(wb_bold(stdout), stdout);
+    int col = wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
+    fputs(wb_reset(stdout), stdout);
+    fputc(' ', stdout);
+    wb_wrap(stdout, "Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops.", col + 1, 2, wb_term_width(stdout));
+    int stop = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < p->n && !stop; i++) {
+        const wb_prediction *q = &p->items[i];
+        const wb_question *question = wb_lesson_question(l, q->id);
+        int header = 0;
+        for (size_t j = 0; j < q->n_facts && !stop; j++) {
+            const wb_fact *f = &q->facts[j];
+            if (f->predicted >= 0) continue;
+            if (!header) {
+                printf("\n%s%s%s (variant %s, range %s)\n", wb_bold(stdout), q->id, wb_reset(stdout),
+                       wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
+                if (question) fputs("  ", stdout), wb_wrap(stdout, question->ask, 2, 2, wb_term_width(stdout));
+                header = 1;
+            }
+            char what[512];
+            describe_fact(f, q, what, sizeof what);
+            for (;;) {
+                char prompt[700];
+                snprintf(prompt, sizeof prompt, "%s: %s?", f->label, what);
+                fputs("  ", stdout);
+                wb_wrap_open(stdout, prompt, 2, 4, wb_term_width(stdout));
+                fputs(" ", stdout);
+                fflush(stdout);
+                if (interrupted || getline(&line, &cap, stdin) < 0 || interrupted) {
+                    stop = 1;
+                    break;
+                }
+                line[strcspn(line, "\r\n")] = '\0';
+                char *s = line;
+                while (*s == ' ') s++;
+                if (!*s) break;
+                if (!strcmp(s, "q")) {
+                    stop = 1;
+                    break;
+                }
+                if (answer_of(f, s, &edits[n])) {
+                    n++;
+                    break;
+                }
+                if (f->kind == WB_FACT_BOUND) printf("  overhead, memory or compute (or 1, 2, 3), please (Enter skips, q stops)\n");
+                else if (wb_fact_is_time(f->kind)) printf("  a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)\n");
+                else printf("  a whole number from 0 to %d, please (Enter skips, q stops)\n", WB_YAML_MAX_COUNT);
+            }
+        }
+    }
+    free(line);
+    int rc = 0;
+    if (n > 0) {
+        char backup[4200];
+        rc = wb_predictions_fill(p->path, edits, n, !wb_is_untouched_template(p->path), backup, sizeof backup, err);
+        if (!rc) {
+            char text[9000];
+            if (backup[0]) snprintf(text, sizeof text, "Saved %zu answer%s into %s (your previous file is kept as %s).", n,
+                                    n == 1 ? "" : "s", p->path, backup);
+            else snprintf(text, sizeof text, "Saved %zu answer%s into %s.", n, n == 1 ? "" : "s", p->path);
+            fputc('\n', stdout);
+            wb_wrap(stdout, text, 0, 2, wb_term_width(stdout));
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    free(edits);
+    if (!rc && interrupted) {
+        clearerr(stdin);
+        rc = wb_fail(err, WB_EXIT_INPUT, "interrupted: %s. Run grader check again to go on",
+                     n ? "the answers typed so far are saved (above)" : "nothing was answered yet, nothing changed");
+    }
+    return rc;
+}
+
+/* ---- before the first grading ------------------------------------------------------------- */
+
+/* 1 when this check would be the first grading of what it grades: the lesson (with --variant:
+ * that variant) has no first score yet. */
+static int first_grading(const char *state, const char *lesson, const char *variant) {
+    json_t *progress = NULL;
+    wb_error ignored = {0};
+    if (wb_progress_load(state, &progress, &ignored)) return 0;
+    json_t *e = json_object_get(json_object_get(progress, "lessons"), lesson);
+    int first = !json_object_get(e, "first_total") &&
+                (!variant || !json_object_get(json_object_get(e, "first_by_variant"), variant));
+    json_decref(progress);
+    return first;
+}
+
+/* Shows the answers about to be graded and asks to go on: the first grading is the score, and
+ * it reveals the trace, so neither can be taken back. */
+static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
+    int width = wb_term_width(stdout);
+    char line[8192], value[64];
+    printf("\n%sYour answers%s, from ", wb_bold(stdout), wb_reset(stdout));
+    snprintf(line, sizeof line, "%s:", p->path);
+    wb_wrap(stdout, line, 19, 2, width);
+    for (size_t i = 0; i < p->n; i++) {
+        const wb_prediction *q = &p->items[i];
+        const char *v = wb_prediction_variant(q, l);
+        size_t len = (size_t)snprintf(line, sizeof line, "%s (%s%s%s):", q->id, v ? v : "", v ? ", " : "", q->range);
+        for (size_t j = 0; j < q->n_facts && len < sizeof line; j++)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s %s", j ? "," : "", q->facts[j].label,
+                                    wb_fact_value_text(&q->facts[j], value, sizeof value));
+        fputs("  ", stdout);
+        wb_wrap(stdout, line, 2, 6, width);
+    }
+    fflush(stdout);
+    if (wb_confirm("Grade them now? Your first grading is your score, and the trace is shown after it")) return 0;
+    return wb_fail(err, WB_EXIT_INPUT, "not graded, nothing shown. Change %s if you like, then run grader check again", p->path);
+}
+
+/* ---- the variants a check needs ----------------------------------------------------------- */
+
+static size_t needed_variants(const wb_prediction_set *p, const wb_lesson *l, const char *only, const char **out) {
+    size_t n = 0;
+    for (size_t v = 0; v < l->n_variants; v++) {
+        const char *name = l->variants[v].name;
+        if (only && strcmp(only, name)) continue;
+        int used = !p; /* reveal: all */
+        for (size_t i = 0; p && i < p->n && !used; i++) {
+            const char *pv = wb_prediction_variant(&p->items[i], l);
+            used = pv && !strcmp(pv, name);
+        }
+        if (used) out[n++] = name;
+    }
+    return n;
+}
+
+/* Keeps only the predictions about one variant (a view: items are shared, not copied). */
+static int filter_variant(wb_prediction_set *view, const wb_prediction_set *all, const wb_lesson *l, const char *variant) {
+    *view = *all;
+    view->items = calloc(all->n + 1, sizeof *view->items);
+    view->n = 0;
+    if (!view->items) return -1;
+    for (size_t i = 0; i < all->n; i++) {
+        const char *v = wb_prediction_variant(&all->items[i], l);
+        if (v && !strcmp(v, variant)) view->items[view->n++] = all->items[i];
+    }
+    return 0;
+}
+
+/* ---- obtaining captures --------------------------------------------------------------------- */
+
+/* Live: what differs from the software of the lesson's recording for this GPU's architecture,
+ * which its answer key was verified against (versions.h); "" when nothing or no such recording. */
+static void versions_against_key(const wb_lesson *l, const char *arch, const wb_recording *live, char *buf, size_t cap) {
+    char path[4096];
+    wb_recording reference = {0};
+    wb_error ignored = {0};
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/traces/%s.json", l->dir, arch);
+    if (!wb_file_exists(path) || wb_recording_load(path, &reference, &ignored)) return;
+    wb_versions_differ(live, &reference, buf, cap);
+    wb_recording_free(&reference);
+}
+
+static int obtain(const check_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int json,
+                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, char *differ, size_t differ_cap,
+                  wb_error *err) {
+    char arch[16] = "", gpu[256] = "", no_torch[1200] = "";
+    int have_gpu = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    if (have_gpu && !wb_python_variants_ready(l, variants, n_variants, no_torch, sizeof no_torch)) have_gpu = 0;
+    const char *suffix = have_gpu ? NULL : "replay";
+    if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
+    if (have_gpu) {
+        *source = "live";
+        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1};
+        if (wb_capture_live(&req, rec, err)) return err->code;
+        versions_against_key(l, arch, rec, differ, differ_cap);
+        return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
+    }
+    *source = "replay";
+    char path[4096];
+    if (o->trace) snprintf(path, sizeof path, "%s", o->trace);
+    else if (wb_find_recording(l, NULL, path, sizeof path, err)) return err->code;
+    if (wb_recording_load(path, rec, err)) return err->code;
+    if (strcmp(rec->lesson, l->lesson) != 0)
+        return wb_fail(err, WB_EXIT_INPUT, "%s is a recording of lesson %s, not %s", path, rec->lesson, l->lesson);
+    if (!json && !o->replay) {
+        char desc[512];
+        char line[7000];
+        if (no_torch[0])
+            snprintf(line, sizeof line, "PyTorch cannot run here: %s. Grading every variant from the recording %s instead (%s, "
+                     "recorded %s); grader check %s --variant NAME captures one C variant live", no_torch, path,
+                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at, l->lesson);
+        else
+            snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
+                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
+        wb_wrap(stderr, line, 0, 2, wb_term_width(stderr));
+    }
+    return wb_check_usable(rec, l, variants, n_variants, NULL, err);
+}
+
+/* ---- the reveal --------------------------------------------------------------------------- */
+
+/* One line the lesson program printed, after "  | ", folded to the width at spaces (a word
+ * longer than a line is cut); continuations are marked "  |   ". The lesson's log file keeps
+ * the line whole for scripts. */
+static void print_output_line(FILE *f, const char *line, size_t len, int width) {
+    const char *prefix = "  | ";
+    size_t room = width > 24 ? (size_t)width - 4 : 20;
+    do {
+        size_t n = len;
+        if (n > room) {
+            n = room;
+            while (n > room / 2 && line[n] != ' ') n--;
+            if (line[n] != ' ') n = room;
+        }
+        fprintf(f, "%s%.*s\n", prefix, (int)n, line);
+        line += n, len -= n;
+        while (len && *line == ' ') line++, len--;
+        prefix = "  |   ";
+        room = width > 24 ? (size_t)width - 6 : 18;
+    } while (len);
+}
+
+static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const wb_recording *rec, const char **variants,
+                  size_t n_variants, const char *run_dir, int json, json_t *out, wb_error *err) {
+    wb_table_style style = {15, wb_term_width(f), long_names};
+    char trace[4200], whole[4200], timeline[4200];
+    snprintf(trace, sizeof trace, "%s/trace.json", run_dir);
+    snprintf(whole, sizeof whole, "%s/trace-whole-run.json", run_dir);
+    snprintf(timeline, sizeof timeline, "%s/timeline.html", run_dir);
+    /* the trace holds exactly the variants graded */
+    wb_recording view = *rec;
+    view.runs = calloc(n_variants + 1, sizeof *view.runs);
+    view.n_runs = 0;
+    if (!view.runs) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    for (size_t i = 0; i < n_variants; i++) {
+        const wb_run *r = wb_recording_run(rec, variants[i]);
+        if (r) view.runs[view.n_runs++] = *r;
+    }
+    int rc = wb_chrome_trace_write(&view, trace, err);
+    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
+    json_t *summaries = json_object();
+    for (size_t i = 0; i < view.n_runs && !rc; i++) {
+        wb_summary s;
+        if (wb_summary_build(&view.runs[i].capture, &s)) {
+            rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+            break;
+        }
+        if (json) json_object_set_new(summaries, view.runs[i].variant, wb_summary_json(&s));
+        else wb_summary_print(f, view.runs[i].variant, &view.runs[i].capture, &s, &style);
+        wb_summary_free(&s);
+    }
+    /* what the program printed (its timing table): shown in replay too, where it cannot run */
+    json_t *outputs = json_object();
+    for (size_t i = 0; i < view.n_runs && !rc; i++) {
+        const wb_run *run = &view.runs[i];
+        if (!run->output) continue;
+        if (json) {
+            json_object_set_new(outputs, run->variant, json_string(run->output));
+            continue;
+        }
+        char head[700];
+        snprintf(head, sizeof head, "(as it printed it under the capture, %s, %s):", run->capture.gpu,
+                 rec->recorded_at ? rec->recorded_at : "");
+        int col = fprintf(f, "\n%sOutput of variant %s%s ", wb_bold(f), run->variant, wb_reset(f));
+        col -= 1 + (int)strlen(wb_bold(f)) + (int)strlen(wb_reset(f));
+        wb_wrap(f, head, col, 2, style.width); /* the program's own lines below stay as it printed them */
+        for (const char *p = run->output; *p;) {
+            size_t len = strcspn(p, "\n");
+            print_output_line(f, p, len, style.width);
+            p += len + (p[len] == '\n');
+        }
+    }
+    if (json) json_object_set_new(out, "output", outputs);
+    else json_decref(outputs);
+    free(view.runs);
+    if (json) {
+        json_object_set_new(out, "summary", summaries);
+        json_object_set_new(out, "trace_file", json_string(trace));
+        json_object_set_new(out, "whole_run_trace_file", json_string(whole));
+        json_object_set_new(out, "timeline_file", json_string(timeline));
+    } else {
+        json_decref(summaries);
+        if (!rc)
+            fprintf(f, "\nTimeline of one step, a picture for any browser (no network needed):\n  %s\n"
+                       "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
+                       "  (trace-whole-run.json beside it holds the whole run, start-up included)\n",
+                    timeline, trace);
+    }
+    return rc;
+}
+
+/* ---- progress ---------------------------------------------------------------------------------- */
+
+/* Each variant's score in this grading (variants in order of first appearance). */
+static size_t scores_by_variant(const wb_grade *g, wb_variant_score *out, size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const char *v = g->facts[i].variant ? g->facts[i].variant : "";
+        size_t k = 0;
+        while (k < n && strcmp(out[k].variant, v)) k++;
+        if (k == n) {
+            if (n == cap) continue;
+            out[n++] = (wb_variant_score){v, 0, 0};
+        }
+        out[k].total++;
+        out[k].right += g->facts[i].right != 0;
+    }
+    return n;
+}
+
+/* 1 when the learner's predictions (file, else the lesson's predictions.yaml) exist with every
+ * value filled in: a reveal then comes before grading, not instead of predicting. */
+static int predictions_complete(const char *file, const char *lesson_dir) {
+    char path[4200];
+    if (file) snprintf(path, sizeof path, "%s", file);
+    else wb_learner_predictions_path(lesson_dir, path, sizeof path);
+    wb_prediction_set p;
+    wb_error ignored = {0};
+    if (!wb_file_exists(path) || wb_predictions_load(path, &p, &ignored)) return 0;
+    int complete = p.n > 0 && wb_predictions_open(&p) == 0;
+    wb_predictions_free(&p);
+    return complete;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static int run_check(const check_options *o, wb_error *err) {
+    int json = !strcmp(o->format, "json");
+    char lesson_dir[4096];
+    if (o->lesson_dir) {
+        if (wb_resolve_lesson(o->lesson_dir, lesson_dir, sizeof lesson_dir, err)) return err->code;
+    } else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) {
+        return err->code;
+    }
+    if (!o->lesson_dir && !json) name_next_lesson(stderr, lesson_dir);
+
+    wb_lesson lesson;
+    wb_prediction_set preds = {0}, view = {0};
+    wb_recording rec = {0};
+    wb_answer_key key = {0};
+    int have_key = 0, rc = 0;
+    json_t *out = NULL;
+    const char **variants = NULL; /* as many as the lesson has */
+    char run_dir[4096], root[4096], state[4096];
+    if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
+    variants = calloc(lesson.n_variants + 1, sizeof *variants);
+    if (!variants) {
+        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        goto out;
+    }
+    if (o->variant && !wb_lesson_variant(&lesson, o->variant)) {
+        char list[512];
+        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no variant '%s' (it has: %s)", lesson.lesson, o->variant,
+                     wb_lesson_variant_list(&lesson, list, sizeof list));
+        goto out;
+    }
+    wb_root_dir(lesson.dir, root, sizeof root);
+    if ((rc = wb_state_dir(root, state, sizeof state, err))) goto out;
+
+    char predictions_path[4096];
+    if (o->predictions) snprintf(predictions_path, sizeof predictions_path, "%s", o->predictions);
+    else wb_learner_predictions_path(lesson_dir, predictions_path, sizeof predictions_path);
+
+    if (!o->reveal) {
+        int created = 0;
+        if (!o->predictions && (rc = wb_learner_predictions(lesson_dir, predictions_path, sizeof predictions_path, &created, err)))
+            goto out;
+        if (created && !json) fprintf(stderr, "Made your predictions file %s from the lesson's template (git ignores it).\n",
+                                      predictions_path);
+        if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+        char leftover[4200];
+        if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
+            fprintf(stderr, "note: %s was left by a save of your answers that was interrupted; it may hold answers that "
+                    "%s lacks. Compare the two, then delete it.\n", leftover, predictions_path);
+        if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
+        if (wb_predictions_open(&preds) > 0) {
+            if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+                if (!o->lesson_dir && !ready_to_answer()) {
+                    say_stopped(stdout, &preds);
+                    rc = WB_EXIT_OK;
+                    goto out;
+                }
+                if ((rc = ask_open(&preds, &lesson, err))) goto out;
+                wb_predictions_free(&preds);
+                if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+                if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
+            }
+            if (wb_predictions_open(&preds) > 0) {
+                if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+                    say_stopped(stdout, &preds);
+                    rc = WB_EXIT_OK;
+                    goto out;
+                }
+                list_open(stderr, &preds);
+                rc = WB_EXIT_INPUT;
+                goto out;
+            }
+        }
+        if (o->variant) {
+            if (filter_variant(&view, &preds, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+            if (view.n == 0) {
+                rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about variant '%s'", preds.path, o->variant);
+                goto out;
+            }
+        } else {
+            view = preds;
+        }
+        if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && first_grading(state, lesson.lesson, o->variant) &&
+            (rc = confirm_first_grading(&view, &lesson, err)))
+            goto out;
+    } else if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+        /* --reveal costs the first try: on a terminal, ask (elsewhere the option is the consent) */
+        char gate_state[4200];
+        int news = wb_reveal_is_news(lesson.lesson, lesson.dir, NULL, gate_state, sizeof gate_state, err);
+        if (news < 0) { rc = err->code; goto out; }
+        if (news && !wb_confirm("Show the trace before grading? Your progress records it, and a later score is then not a "
+                                "first try")) {
+            rc = wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict first: grader check %s", lesson.lesson);
+            goto out;
+        }
+    }
+    size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
+    const char *source = NULL;
+    char differ[2048] = "";
+    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, differ, sizeof differ, err)))
+        goto out;
+
+    char key_path[4200];
+    wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
+    if (wb_file_exists(key_path)) {
+        wb_error key_err = {0};
+        have_key = wb_answer_key_load(key_path, &key, &key_err) == 0;
+        if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+    }
+
+    out = json ? json_object() : NULL;
+    if (o->reveal) {
+        int predicted = predictions_complete(o->predictions ? o->predictions : NULL, lesson.dir);
+        if (json) json_object_set_new(out, "lesson", json_string(lesson.lesson)), json_object_set_new(out, "source", json_string(source)),
+            json_object_set_new(out, "revealed_without_predictions", json_boolean(!predicted)),
+            json_object_set_new(out, "revealed_before_grading", json_true());
+        else if (predicted)
+            printf("Lesson %s: revealed before your predictions were graded (recorded in your progress: a later score is not a "
+                   "first try)\n", lesson.lesson);
+        else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
+                    lesson.lesson);
+        wb_range_floor floors[256];
+        wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
+        rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
+        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
+    } else {
+        wb_grade grade;
+        if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        /* a released course: explanations open with what this grading captured (sealed_key.h) */
+        char sealed_path[4400];
+        wb_sealed_key_path(lesson.dir, lesson.lesson, sealed_path, sizeof sealed_path);
+        if (!have_key && wb_file_exists(sealed_path) && rec.n_runs) {
+            wb_error key_err = {0};
+            size_t still_sealed = 0;
+            have_key = wb_sealed_key_open(sealed_path, &lesson, rec.runs[0].capture.arch, &grade, &key, &still_sealed,
+                                          &key_err) == 0;
+            if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+            if (still_sealed && !json)
+                fprintf(stderr, "note: %zu explanation%s stay sealed: this capture differs from the verified answers\n",
+                        still_sealed, still_sealed == 1 ? "" : "s");
+        }
+        wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson, differ};
+        if (json) {
+            json_decref(out);
+            out = wb_report_json(&ctx, &grade);
+        } else {
+            wb_report_text(stdout, &ctx, &grade);
+        }
+        char hash[64] = "";
+        wb_hash_file(predictions_path, hash, sizeof hash);
+        int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
+        wb_range_floor floors[256];
+        wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
+        rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
+        wb_variant_score scores[64];
+        char own[4200], *graded_file = o->predictions ? realpath(predictions_path, NULL) : NULL, *own_real = NULL;
+        wb_learner_predictions_path(lesson.dir, own, sizeof own);
+        if (graded_file && (own_real = realpath(own, NULL)) && !strcmp(own_real, graded_file)) free(graded_file), graded_file = NULL;
+        free(own_real);
+        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
+                        graded_file};
+        if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
+        free(graded_file);
+        wb_grade_free(&grade);
+        if (!rc) rc = graded_rc;
+    }
+    if (json && (rc == WB_EXIT_OK || rc == WB_EXIT_WRONG)) {
+        char *text = json_dumps(out, JSON_INDENT(2));
+        if (text) puts(text);
+        free(text);
+    }
+out:
+    free(variants);
+    json_decref(out);
+    if (view.items != preds.items) free(view.items);
+    wb_predictions_free(&preds);
+    wb_recording_free(&rec);
+    if (have_key) wb_answer_key_free(&key);
+    wb_lesson_free(&lesson);
+    return rc;
+}
+
+int cmd_check(int argc, char **argv) {
+    check_options o;
+    int p = parse(argc, argv, &o);
+    if (p < 0) return WB_EXIT_OK;
+    if (p > 0) return p;
+    wb_error err = {0};
+    int rc = run_check(&o, &err);
+    if (err.code) {
+        wb_cli_error("check", err.message);
+        /* --format json promises one JSON object on stdout, failures included */
+        if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
+    }
+    return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * acquire.h: getting the captures to grade: live (run each variant of the lesson under the
+ * capture library) or from a recording (replay, no GPU needed), and checking that what we got
+ * may be graded at all (the program succeeded, CUPTI ran, nothing was dropped, NVTX arrived).
+ */
+#ifndef WB_ACQUIRE_H
+#define WB_ACQUIRE_H
+
+#include "wb_capture.h"
+#include "wb_base.h"
+#include "lesson.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const wb_lesson *lesson;
+    const char *const *variants;  /* the variants to run, in order */
+    size_t n_variants;
+    const char *run_dir;          /* where captures, logs and the recording go (created) */
+    FILE *progress;               /* "running variant eager ..." lines; NULL for none */
+    int repeats;                  /* grader record --repeat N: N - 1 more runs of every variant, kept as range times */
+} wb_live_request;
+
+/* Runs the calibration program (once per grader process: its result is reused), then the
+ * variants; writes <run_dir>/recording.json with the calibration, each run's output and the
+ * repeats, and loads it into out. A lesson that failed still gives a recording (its runs say how
+ * they ended); wb_check_usable then refuses it. */
+int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
+
+/* 1 when every PyTorch variant among variants can run here (or there is none); 0 when the
+ * interpreter is missing, `import torch` fails or PyTorch sees no GPU: why then says exactly that,
+ * and the caller grades from the recording instead. Asks the interpreter once per process
+ * (python_probe.h), its output in the state folder. */
+int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, size_t n_variants, char *why, size_t cap);
+
+/* Refuses (exit 3) a recording whose runs failed, lost records or lack NVTX ranges. log_dir, when
+ * given, is where the runs' logs are (live captures), so their tails can be shown. */
+int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char *const *variants, size_t n_variants,
+                    const char *log_dir, wb_error *err);
+
+/* Seconds a lesson may run before it is stopped: WB_LESSON_TIMEOUT, else 600. */
+int wb_lesson_timeout(void);
+
+/* <state>/runs/<lesson>/<stamp>-<pid>[-suffix] into buf, created (never one that exists). The
+ * lesson's older run folders past the newest WB_KEEP_RUNS (default 5) are removed, none younger
+ * than ten minutes. */
+int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
+
+#endif

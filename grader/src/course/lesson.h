@@ -1,0 +1,93 @@
+/*
+ * lesson.h: a lesson folder's lesson.yaml (docs/lesson-format.md): the program, its variants and
+ * their flags, the NVTX ranges it emits, and the questions (with hints) the template asks.
+ */
+#ifndef WB_LESSON_H
+#define WB_LESSON_H
+
+#include "wb_base.h"
+
+#include <stddef.h>
+
+typedef struct {
+    char *name;
+    double value;
+} wb_param;
+
+typedef struct {
+    char *name;
+    char **program;   /* program: [python3, torch/linear.py]: a Python script of the lesson folder run
+                         by the interpreter (python_probe.h); NULL: the lesson's binary */
+    size_t n_program;
+    char **args;
+    size_t n_args;
+    char *about; /* may be NULL */
+    wb_param *params; /* the size parameters work expressions use: params: {n: 4096} */
+    size_t n_params;
+    int world_size;   /* processes the program starts (its ranks); 0: the lesson's world_size */
+} wb_variant;
+
+/* The work a range does per occurrence, declared by the lesson (not measured): FLOPs, and the
+ * minimum bytes through device memory (each input read once, each output written once). */
+typedef struct {
+    char *variant, *range;      /* variant NULL when the lesson has one */
+    char *flops_text, *bytes_text; /* as written: "2*n*n*n" */
+    double flops, bytes;        /* evaluated with the variant's params */
+    int line;
+} wb_work;
+
+typedef struct {
+    char *id, *variant, *range; /* variant NULL when the lesson has one */
+    char **facts;               /* "kernels", "kernels_named.gelu", ... */
+    size_t n_facts;
+    char *ask;
+    char **hints;
+    size_t n_hints;
+    double tolerance;           /* time facts: right when |predicted - actual| <= tolerance x actual */
+    int rank;                   /* the one rank its facts are about, or -1: all ranks (WB_ALL_RANKS) */
+    int line;
+} wb_question;
+
+#define WB_DEFAULT_TOLERANCE 0.25
+
+typedef struct {
+    char *dir;        /* the lesson folder as given */
+    char *path;       /* its lesson.yaml */
+    char *lesson, *title, *binary;
+    wb_variant *variants;
+    size_t n_variants;
+    char **ranges;
+    size_t n_ranges;
+    wb_question *questions;
+    size_t n_questions;
+    wb_work *work;
+    size_t n_work;
+    int draft;        /* draft: true: out of the learners' course, its GPU-only lint checks pending */
+    int world_size;   /* world_size: N: a multi-process lesson (docs/lesson-format.md); 1 by default */
+} wb_lesson;
+
+/* On failure *out holds nothing to free. */
+int wb_lesson_load(const char *lesson_dir, wb_lesson *out, wb_error *err);
+/* Same with lesson.yaml's bytes in memory (tests, fuzzing); lesson_dir is used for its name. */
+int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t length, wb_lesson *out, wb_error *err);
+void wb_lesson_free(wb_lesson *l);
+
+const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);
+/* 1 when the variant runs a Python script (program: [python3, SCRIPT]) rather than the binary. */
+int wb_variant_is_python(const wb_variant *v);
+/* The processes a variant runs (its world_size, else the lesson's); 1 for an unknown variant. */
+int wb_lesson_world_size(const wb_lesson *l, const char *variant);
+const wb_question *wb_lesson_question(const wb_lesson *l, const char *id);
+int wb_lesson_has_range(const wb_lesson *l, const char *range);
+/* The declared work of a range in a variant, or NULL. */
+const wb_work *wb_lesson_work(const wb_lesson *l, const char *variant, const char *range);
+/* The tolerance of the question with this id, or the default for predictions the lesson does not ask. */
+double wb_lesson_tolerance(const wb_lesson *l, const char *question_id);
+/* "a, b, c" into buf: for "expected one of" messages. */
+const char *wb_lesson_variant_list(const wb_lesson *l, char *buf, size_t cap);
+const char *wb_lesson_range_list(const wb_lesson *l, char *buf, size_t cap);
+
+/* The folder name of a lesson path: "lessons/03_mlp/" -> "03_mlp". Into buf. */
+const char *wb_lesson_dir_name(const char *lesson_dir, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * template.h: the predictions template of a lesson, made from its lesson.yaml.
+ *
+ * Every question becomes one prediction with its id, variant and range and each asked fact set
+ * to ~, the question's text above it as a comment. `grader new` writes it, `grader template`
+ * prints it, and `grader lint` checks the shipped predictions.template.yaml against the same
+ * rules with wb_template_compare, so a template can never drift from its lesson.yaml.
+ */
+#ifndef WB_TEMPLATE_H
+#define WB_TEMPLATE_H
+
+#include "lesson.h"
+#include "wb_predict.h"
+
+#include <stddef.h>
+
+/* The template's text (malloc'd), or NULL when out of memory. */
+char *wb_predictions_template(const wb_lesson *l);
+
+typedef struct {
+    int line;           /* in the predictions file, or 0 */
+    char message[512];
+} wb_template_issue;
+
+/* Compares a predictions file read as a template with the lesson: the same questions (ids,
+ * variants, ranges, facts) and every value ~. Writes up to cap issues; returns how many there
+ * are in all. */
+size_t wb_template_compare(const wb_lesson *l, const wb_prediction_set *p, wb_template_issue *issues, size_t cap);
+
+/* A YAML scalar for s: as it is when it is a plain word, else double-quoted with escapes. */
+const char *wb_yaml_quote(const char *s, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * predictions.c: reads and validates predictions (see predictions.h). Everything a learner can
+ * get wrong gets one message with file, line and column, and exit code 2.
+ */
+#define _GNU_SOURCE
+#include "predictions.h"
+#include "wb_capture.h"
+#include "wb_base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
+static const char *const ITEM_KEYS[] = {"id", "variant", "range", "rank", "kernels", "gemms", "kernels_named",
+                                        "api_calls", "memsets", "memcpys", "memcpys_named", "streams",
+                                        "overlap_us", "gpu_us", "wall_us", "bound", NULL};
+
+/* A time fact above this many microseconds (a minute) is a typo, not a lesson step. */
+#define MAX_TIME_US 60e6
+
+static const char *const BOUND_NAMES[WB_BOUND_COUNT] = {"overhead", "memory", "compute"};
+
+const char *wb_bound_name(int bound) { return bound >= 0 && bound < WB_BOUND_COUNT ? BOUND_NAMES[bound] : "?"; }
+
+int wb_bound_parse(const char *s) {
+    for (int i = 0; s && i < WB_BOUND_COUNT; i++)
+        if (!strcmp(s, BOUND_NAMES[i])) return i;
+    return -1;
+}
+
+int wb_fact_is_time(wb_fact_kind kind) { return kind == WB_FACT_OVERLAP_US || kind == WB_FACT_GPU_US || kind == WB_FACT_WALL_US; }
+
+const char *wb_fact_value_text(const wb_fact *f, char *buf, size_t cap) {
+    if (f->predicted < 0) snprintf(buf, cap, "~");
+    else if (wb_fact_is_time(f->kind)) snprintf(buf, cap, "%g", f->value);
+    else if (f->kind == WB_FACT_BOUND) snprintf(buf, cap, "%s", wb_bound_name(f->predicted));
+    else snprintf(buf, cap, "%d", f->predicted);
+    return buf;
+}
+
+static void fact_free(wb_fact *f) {
+    free(f->key);
+    free(f->label);
+    if (f->has_regex) regfree(&f->regex);
+}
+
+static void prediction_free(wb_prediction *p) {
+    free(p->id);
+    free(p->variant);
+    free(p->range);
+    for (size_t i = 0; i < p->n_facts; i++) fact_free(&p->facts[i]);
+    free(p->facts);
+}
+
+void wb_predictions_free(wb_prediction_set *s) {
+    for (size_t i = 0; i < s->n; i++) prediction_free(&s->items[i]);
+    free(s->items);
+    free(s->lesson);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+}
+
+static wb_fact *add_fact(wb_prediction *p) {
+    wb_fact *f = realloc(p->facts, (p->n_facts + 1) * sizeof *f);
+    if (!f) return NULL;
+    p->facts = f;
+    memset(&f[p->n_facts], 0, sizeof *f);
+    return &f[p->n_facts++];
+}
+
+static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_kind kind, const char *key,
+                           const char *label, wb_error *err) {
+    char what[320];
+    snprintf(what, sizeof what, "'%s' of prediction '%s'", label, p->id);
+    int v;
+    double us = 0;
+    if (wb_fact_is_time(kind)) {
+        int open;
+        if (wb_yaml_decimal(y, value, what, 1, MAX_TIME_US, &us, &open, err)) return err->code;
+        v = open ? -1 : 0;
+    } else if (kind == WB_FACT_BOUND) {
+        v = wb_yaml_is_null(value) ? -1 : wb_bound_parse(wb_yaml_scalar(value));
+        if (v < 0 && !wb_yaml_is_null(value))
+            return wb_yaml_fail(err, y, value, "%s must be overhead, memory or compute (or ~), found '%s'", what,
+                                value && value->type == YAML_SCALAR_NODE ? wb_yaml_scalar(value) : "a list or mapping");
+    } else if (wb_yaml_count(y, value, what, 1, &v, err)) {
+        return err->code;
+    }
+    wb_fact *f = add_fact(p);
+    if (!f) return wb_yaml_fail(err, y, value, "out of memory");
+    f->kind = kind;
+    f->key = key ? strdup(key) : NULL;
+    f->label = strdup(label);
+    f->predicted = v;
+    f->value = us;
+    f->line = wb_yaml_line(value);
+    f->column = wb_yaml_column(value);
+    return 0;
+}
+
+/* A plain API name: cudaLaunchKernel, cuLaunchKernelEx, cudaMemsetAsync... */
+static int is_api_name(const char *s) {
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+static int has_version_suffix(const char *s) {
+    const char *v = strrchr(s, '_');
+    if (!v || v[1] != 'v' || !v[2]) return 0;
+    for (v += 2; *v; v++)
+        if (*v < '0' || *v > '9') return 0;
+    return 1;
+}
+
+static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_fact_kind kind, const char *group,
+                            wb_error *err) {
+    char what[320];
+    snprintf(what, sizeof what, "'%s' of prediction '%s'", group, p->id);
+    if (wb_yaml_expect_mapping(y, map, what, NULL, err)) return err->code;
+    for (yaml_node_pair_t *pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(&y->doc, pair->key);
+        yaml_node_t *v = yaml_document_get_node(&y->doc, pair->value);
+        const char *key = wb_yaml_scalar(k);
+        if (!key || !*key) return wb_yaml_fail(err, y, k, "%s: a key is empty", what);
+        if (kind == WB_FACT_API_CALLS && !is_api_name(key))
+            return wb_yaml_fail(err, y, k, "%s: '%s' is not an API name (like cudaLaunchKernel)", what, key);
+        char why[256];
+        if (kind == WB_FACT_MEMCPYS_NAMED && wb_memcpy_key_check(key, why, sizeof why))
+            return wb_yaml_fail(err, y, k, "%s: %s", what, why);
+        if (kind == WB_FACT_API_CALLS && has_version_suffix(key))
+            return wb_yaml_fail(err, y, k, "%s: write the plain API name without its _vNNNN suffix, e.g. '%.*s'", what,
+                                (int)(strrchr(key, '_') - key), key);
+        char label[320];
+        snprintf(label, sizeof label, "%s.%s", group, key);
+        if (read_fact(y, v, p, kind, key, label, err)) return err->code;
+        wb_fact *f = &p->facts[p->n_facts - 1];
+        if (kind == WB_FACT_KERNELS_NAMED && strncmp(key, "re:", 3) == 0) {
+            char refused[320];
+            if (wb_regex_compile(key + 3, &y->regex_size, &f->regex, refused, sizeof refused))
+                return wb_yaml_fail(err, y, k, "%s: the regex '%.64s%s' %s", what, key + 3, strlen(key + 3) > 64 ? "..." : "",
+                                    refused);
+            f->has_regex = 1;
+        }
+    }
+    return 0;
+}
+
+static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const char *list_what, wb_prediction *p,
+                           wb_error *err) {
+    char what[320];
+    snprintf(what, sizeof what, "entry %zu of %s", index + 1, list_what);
+    if (wb_yaml_expect_mapping(y, item, what, ITEM_KEYS, err)) return err->code;
+    p->line = wb_yaml_line(item);
+    yaml_node_t *id = wb_yaml_get(y, item, "id");
+    if (!id) return wb_yaml_fail(err, y, item, "%s has no 'id'; give it one like 'eager-kernels'", what);
+    if (wb_yaml_string(y, id, "'id'", &p->id, err)) return err->code;
+    if (!wb_is_slug(p->id))
+        return wb_yaml_fail(err, y, id, "id '%s' may use only a-z, 0-9 and '-' (at most 64 characters)", p->id);
+    snprintf(what, sizeof what, "prediction '%s'", p->id);
+
+    yaml_node_t *variant = wb_yaml_get(y, item, "variant");
+    if (variant && wb_yaml_string(y, variant, "'variant'", &p->variant, err)) return err->code;
+    yaml_node_t *range = wb_yaml_get(y, item, "range");
+    if (!range) return wb_yaml_fail(err, y, item, "%s has no 'range'; name the NVTX range it is about", what);
+    if (wb_yaml_string(y, range, "'range'", &p->range, err)) return err->code;
+    p->rank = -1;
+    yaml_node_t *rank = wb_yaml_get(y, item, "rank");
+    char rank_what[360];
+    snprintf(rank_what, sizeof rank_what, "'rank' of %s", what);
+    if (rank && wb_yaml_count(y, rank, rank_what, 0, &p->rank, err)) return err->code;
+
+    /* Facts in a fixed order, so reports read the same whatever order the file uses. */
+    static const struct { const char *key; wb_fact_kind kind; } counts[] = {
+        {"kernels", WB_FACT_KERNELS}, {"gemms", WB_FACT_GEMMS}, {"memsets", WB_FACT_MEMSETS}, {"memcpys", WB_FACT_MEMCPYS},
+        {"streams", WB_FACT_STREAMS}};
+    static const struct { const char *key; wb_fact_kind kind; } times[] = {
+        {"overlap_us", WB_FACT_OVERLAP_US}, {"gpu_us", WB_FACT_GPU_US}, {"wall_us", WB_FACT_WALL_US}, {"bound", WB_FACT_BOUND}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        yaml_node_t *v = wb_yaml_get(y, item, counts[i].key);
+        if (v && read_fact(y, v, p, counts[i].kind, NULL, counts[i].key, err)) return err->code;
+    }
+    yaml_node_t *named = wb_yaml_get(y, item, "kernels_named");
+    if (named && read_keyed_facts(y, named, p, WB_FACT_KERNELS_NAMED, "kernels_named", err)) return err->code;
+    yaml_node_t *api = wb_yaml_get(y, item, "api_calls");
+    if (api && read_keyed_facts(y, api, p, WB_FACT_API_CALLS, "api_calls", err)) return err->code;
+    yaml_node_t *copies = wb_yaml_get(y, item, "memcpys_named");
+    if (copies && read_keyed_facts(y, copies, p, WB_FACT_MEMCPYS_NAMED, "memcpys_named", err)) return err->code;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        yaml_node_t *v = wb_yaml_get(y, item, times[i].key);
+        if (v && read_fact(y, v, p, times[i].kind, NULL, times[i].key, err)) return err->code;
+    }
+    if (p->n_facts == 0)
+        return wb_yaml_fail(err, y, item, "%s predicts nothing; add at least one of kernels, gemms, kernels_named, "
+                                          "api_calls, memsets, memcpys, memcpys_named, streams, overlap_us, gpu_us, "
+                                          "wall_us, bound", what);
+    return 0;
+}
+
+int wb_predictions_from_node(wb_yaml *y, yaml_node_t *list, const char *what, wb_prediction_set *out, wb_error *err) {
+    if (wb_yaml_expect_sequence(y, list, what, err)) return err->code;
+    size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+    if (n == 0) return wb_yaml_fail(err, y, list, "%s is empty; it needs at least one prediction", what);
+    out->items = calloc(n, sizeof *out->items);
+    if (!out->items) return wb_yaml_fail(err, y, list, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = yaml_document_get_node(&y->doc, list->data.sequence.items.start[i]);
+        out->n = i + 1;
+        if (read_prediction(y, item, i, what, &out->items[i], err)) return err->code;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(out->items[j].id, out->items[i].id))
+                return wb_yaml_fail(err, y, wb_yaml_get(y, item, "id"), "id '%s' is used twice (first at line %d); ids must be unique",
+                                    out->items[i].id, out->items[j].line);
+    }
+    return 0;
+}
+
+static int predictions_from_yaml(wb_yaml *y, wb_prediction_set *out, wb_error *err) {
+    yaml_node_t *root = wb_yaml_root(y);
+    if (wb_yaml_expect_mapping(y, root, "the predictions file", TOP_KEYS, err)) return err->code;
+    yaml_node_t *lesson = wb_yaml_get(y, root, "lesson");
+    if (!lesson) return wb_yaml_fail(err, y, root, "missing 'lesson:' (the lesson folder's name, e.g. 01_matmul_add)");
+    if (wb_yaml_string(y, lesson, "'lesson'", &out->lesson, err)) return err->code;
+    yaml_node_t *list = wb_yaml_get(y, root, "predictions");
+    if (!list) return wb_yaml_fail(err, y, root, "missing 'predictions:' (a list of predictions)");
+    return wb_predictions_from_node(y, list, "'predictions'", out, err);
+}
+
+int wb_predictions_load_buffer(const char *path, const char *data, size_t length, wb_prediction_set *out,
+                               wb_error *err) {
+    wb_yaml y;
+    memset(out, 0, sizeof *out);
+    int rc = wb_yaml_load_buffer(path, "predictions file", data, length, &y, err);
+    if (!rc) rc = predictions_from_yaml(&y, out, err);
+    out->path = strdup(path);
+    wb_yaml_free(&y);
+    if (rc) wb_predictions_free(out);
+    return rc;
+}
+
+int wb_predictions_load(const char *path, wb_prediction_set *out, wb_error *err) {
+    wb_yaml y;
+    memset(out, 0, sizeof *out);
+    int rc = wb_yaml_load(path, "predictions file", &y, err);
+    if (!rc) rc = predictions_from_yaml(&y, out, err);
+    out->path = strdup(path);
+    wb_yaml_free(&y);
+    if (rc) wb_predictions_free(out);
+    return rc;
+}
+
+
+size_t wb_predictions_open(const wb_prediction_set *s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t j = 0; j < s->items[i].n_facts; j++)
+            if (s->items[i].facts[j].predicted < 0) n++;
+    return n;
+}
+
+const wb_prediction *wb_predictions_find(const wb_prediction_set *s, const char *id) {
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->items[i].id, id)) return &s->items[i];
+    return NULL;
+}
+
+int wb_fact_name_matches(const wb_fact *f, const char *kernel_name) {
+    if (!kernel_name || !f->key) return 0; /* only kernels_named facts have a key */
+    if (f->has_regex) return regexec(&f->regex, kernel_name, 0, NULL, 0) == 0;
+    return strcasestr(kernel_name, f->key) != NULL;
+}

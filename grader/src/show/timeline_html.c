@@ -1,0 +1,759 @@
+/*
+ * timeline_html.c: see timeline_html.h. The page is written straight to a FILE as text; every
+ * string from a capture (kernel names are C++ signatures full of < > &) goes through xml().
+ *
+ * Layout, in SVG user units (the SVG scales to the page width; 1200 units wide):
+ *   a label column on the left, then per lane a grey band holding its boxes: NVTX rows, the host
+ *   lane, a gap that the launch arrows cross, the GPU lanes (one per stream), the time axis.
+ */
+#define _GNU_SOURCE
+#include "timeline_html.h"
+#include "wb_grade.h"
+#include "wb_capture.h"
+#include "report.h"
+#include "wb_base.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 1200.0
+#define LABEL_X 10.0
+#define PLOT_X0 190.0
+#define PLOT_X1 1184.0
+#define CHAR_W 6.4 /* average advance of an 11px sans-serif character, for fitting labels into boxes */
+
+/* ---- text --------------------------------------------------------------------------------- */
+
+/* s as XML character data or attribute text; control characters (invalid in XML) become '?'. */
+static void xml(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(ch < 0x20 && ch != '\n' && ch != '\t' ? '?' : ch, f);
+        }
+    }
+}
+
+/* A label that fits a box of w units, or nothing when none would be legible. */
+static void box_label(FILE *f, double x, double y, double w, const char *name, const char *cls) {
+    if (w < 26) return;
+    char buf[512];
+    size_t n = wb_fit_name_start(name, (size_t)((w - 6) / CHAR_W), buf, sizeof buf) ? wb_columns(buf) : 0;
+    size_t cut = strstr(buf, "...") && !strstr(name, "...") ? 3 : 0;
+    if (n - cut < (cut ? 4 : 2)) return; /* "c..." says nothing: leave it to the hover */
+    fprintf(f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x + 3, y);
+    xml(f, buf);
+    fputs("</text>", f);
+}
+
+static double us(uint64_t ns) { return (double)ns / 1000.0; }
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+typedef struct {
+    const wb_capture *c;
+    const char *variant;
+    int rank;                /* the process drawn (0 for one process): one timeline per rank */
+    long range;              /* the step's range, or -1: the whole profiled window */
+    size_t which, of;        /* this is step `which` (1-based) of `of` in the window */
+    int median;              /* chosen as the median of several */
+    uint32_t thread;         /* the host thread shown */
+    uint64_t start, end;     /* the step on the host */
+    uint64_t lo, hi;         /* the span drawn: the step and the GPU work it launched, padded */
+    char *launched_here;     /* per kernel, then per op: launched inside the step */
+    size_t n_kernels, n_ops, n_api;
+    uint64_t gpu_busy_ns;
+    double x_scale;          /* units per ns */
+} step_view;
+
+static double xpos(const step_view *s, uint64_t t) {
+    if (t < s->lo) t = s->lo;
+    if (t > s->hi) t = s->hi;
+    return PLOT_X0 + (double)(t - s->lo) * s->x_scale;
+}
+
+static const char *pick_range_name(const wb_capture *c) {
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const wb_range *r = &c->ranges[i];
+        if (!strcmp(r->name, "step") && !r->is_mark && r->end != WB_OPEN_END && wb_in_profiled_window(c, r->rank, r->start, r->end))
+            return "step";
+    }
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const wb_range *r = &c->ranges[i];
+        if (r->depth != 0 || r->is_mark || r->end == WB_OPEN_END || !wb_in_profiled_window(c, r->rank, r->start, r->end)) continue;
+        size_t n = 0;
+        for (size_t j = 0; j < c->n_ranges; j++)
+            n += !strcmp(c->ranges[j].name, r->name) && c->ranges[j].depth == 0 &&
+                 wb_in_profiled_window(c, c->ranges[j].rank, c->ranges[j].start, c->ranges[j].end);
+        if (n > best_n) best = r->name, best_n = n;
+    }
+    return best;
+}
+
+static int wall_cmp(const void *a, const void *b, void *ctx) {
+    const wb_capture *c = ctx;
+    const wb_range *x = &c->ranges[((const wb_occurrence *)a)->range], *y = &c->ranges[((const wb_occurrence *)b)->range];
+    uint64_t dx = x->end - x->start, dy = y->end - y->start;
+    return (dx > dy) - (dx < dy);
+}
+
+static int work_rank(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].rank : c->ops[i - c->n_kernels].rank; }
+
+/* Chooses the step of rank and what belongs to it. Returns 0, or -1 when out of memory. */
+static int step_build(step_view *s, const wb_capture *c, const char *variant, int rank) {
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->variant = variant;
+    s->rank = rank;
+    s->range = -1;
+    s->launched_here = calloc(c->n_kernels + c->n_ops + 1, 1);
+    if (!s->launched_here) return -1;
+    const char *name = pick_range_name(c);
+    wb_occurrences occ = {0};
+    if (name && wb_find_occurrences_on(c, name, rank, &occ)) return -1;
+    if (occ.n > 0) {
+        wb_occurrence *by_wall = malloc(occ.n * sizeof *by_wall);
+        if (!by_wall) {
+            wb_occurrences_free(&occ);
+            return -1;
+        }
+        memcpy(by_wall, occ.items, occ.n * sizeof *by_wall);
+        qsort_r(by_wall, occ.n, sizeof *by_wall, wall_cmp, (void *)c);
+        const wb_occurrence *o = &by_wall[(occ.n - 1) / 2];
+        for (size_t i = 0; i < occ.n; i++)
+            if (occ.items[i].range == o->range) s->which = i + 1;
+        s->of = occ.n;
+        s->median = occ.n > 1;
+        s->range = o->range;
+        const wb_range *r = &c->ranges[o->range];
+        s->thread = r->thread;
+        s->start = r->start;
+        s->end = r->end;
+        for (size_t i = 0; i < o->n_kernels; i++) s->launched_here[o->kernels[i]] = 1;
+        for (size_t i = 0; i < o->n_ops; i++) s->launched_here[c->n_kernels + o->ops[i]] = 1;
+        s->n_kernels = o->n_kernels;
+        s->n_ops = o->n_ops;
+        s->n_api = o->n_api;
+        free(by_wall);
+    } else {
+        /* no range to show a step of: the whole profiled window, on the busiest host thread */
+        s->start = UINT64_MAX;
+        s->end = 0;
+        size_t n_windows = 0;
+        for (size_t i = 0; i < c->n_windows; i++) {
+            if (c->windows[i].rank != rank) continue;
+            n_windows++;
+            if (c->windows[i].start < s->start) s->start = c->windows[i].start;
+            uint64_t e = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
+            if (e > s->end) s->end = e;
+        }
+        if (n_windows == 0) s->start = c->t0;
+        size_t best = 0;
+        for (size_t i = 0; i < c->n_api; i++) {
+            const wb_api_call *a = &c->api[i];
+            if (a->rank != rank) continue;
+            if (n_windows == 0 && a->end > s->end) s->end = a->end;
+            size_t n = 0;
+            for (size_t j = 0; j < c->n_api && n <= best; j++) n += c->api[j].thread == a->thread && c->api[j].rank == rank;
+            if (n > best) best = n, s->thread = a->thread;
+        }
+        if (s->start > s->end) s->start = s->end; /* a rank with no API call at all */
+        for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+            long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
+            if (api < 0 || c->api[api].rank != rank || c->api[api].start < s->start || c->api[api].start > s->end) continue;
+            s->launched_here[i] = 1;
+            if (i < c->n_kernels) s->n_kernels++;
+            else s->n_ops++;
+        }
+        for (size_t i = 0; i < c->n_api; i++)
+            s->n_api += !c->api[i].nested && c->api[i].rank == rank && c->api[i].thread == s->thread && c->api[i].start >= s->start &&
+                        c->api[i].start <= s->end;
+    }
+    wb_occurrences_free(&occ);
+    /* the span: the step, and the GPU work it launched however late it ran */
+    uint64_t hi = s->end;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+        if (!s->launched_here[i]) continue;
+        uint64_t st = i < c->n_kernels ? c->kernels[i].start : c->ops[i - c->n_kernels].start;
+        uint64_t e = i < c->n_kernels ? c->kernels[i].end : c->ops[i - c->n_kernels].end;
+        if (e > hi) hi = e;
+        s->gpu_busy_ns += e - st;
+    }
+    uint64_t pad = (hi - s->start) / 60 + 1;
+    s->lo = s->start > pad ? s->start - pad : 0;
+    s->hi = hi + pad;
+    s->x_scale = (PLOT_X1 - PLOT_X0) / (double)(s->hi - s->lo);
+    return 0;
+}
+
+static void step_free(step_view *s) {
+    free(s->launched_here);
+    s->launched_here = NULL;
+}
+
+static int visible(const step_view *s, uint64_t start, uint64_t end) { return end >= s->lo && start <= s->hi; }
+
+/* ---- the timeline ----------------------------------------------------------------------------- */
+
+/* Vertical layout of one timeline. */
+typedef struct {
+    double nvtx_y, nvtx_row;  int nvtx_rows;
+    double host_y, host_h, nested_y;
+    double gpu_y, gpu_h, gpu_gap;
+    uint32_t streams[64]; int n_streams;
+    double axis_y, height;
+} layout;
+
+static int in_step_ranges(const step_view *s, const wb_range *r) {
+    if (r->rank != s->rank) return 0;
+    if (s->range < 0) return !r->is_mark && r->end != WB_OPEN_END && r->thread == s->thread && r->start >= s->start && r->end <= s->end;
+    const wb_range *step = &s->c->ranges[s->range];
+    return !r->is_mark && r->end != WB_OPEN_END && r->thread == step->thread && r->start >= step->start && r->end <= step->end &&
+           r->depth >= step->depth;
+}
+
+static int stream_of(const step_view *s, size_t i, uint32_t *stream, uint64_t *start, uint64_t *end) {
+    const wb_capture *c = s->c;
+    if (i < c->n_kernels) *stream = c->kernels[i].stream, *start = c->kernels[i].start, *end = c->kernels[i].end;
+    else *stream = c->ops[i - c->n_kernels].stream, *start = c->ops[i - c->n_kernels].start, *end = c->ops[i - c->n_kernels].end;
+    return work_rank(c, i) == s->rank && visible(s, *start, *end);
+}
+
+static void layout_build(const step_view *s, layout *l) {
+    memset(l, 0, sizeof *l);
+    const wb_capture *c = s->c;
+    int base = s->range >= 0 ? c->ranges[s->range].depth : 0, deepest = -1;
+    for (size_t i = 0; i < c->n_ranges; i++)
+        if (in_step_ranges(s, &c->ranges[i]) && c->ranges[i].depth - base > deepest) deepest = c->ranges[i].depth - base;
+    l->nvtx_rows = deepest + 1;
+    l->nvtx_row = 20;
+    l->nvtx_y = 34;
+    l->host_y = l->nvtx_y + l->nvtx_rows * l->nvtx_row + (l->nvtx_rows ? 12 : 0);
+    l->host_h = 24;
+    l->nested_y = l->host_y + l->host_h + 2;
+    l->gpu_y = l->nested_y + 10 + 46; /* room for the launch arrows */
+    l->gpu_h = 28;
+    l->gpu_gap = 8;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+        uint32_t stream;
+        uint64_t a, b;
+        if (!stream_of(s, i, &stream, &a, &b)) continue;
+        int seen = 0;
+        for (int k = 0; k < l->n_streams && !seen; k++) seen = l->streams[k] == stream;
+        if (!seen && l->n_streams < 64) l->streams[l->n_streams++] = stream;
+    }
+    for (int i = 1; i < l->n_streams; i++) /* streams in id order */
+        for (int j = i; j > 0 && l->streams[j - 1] > l->streams[j]; j--) {
+            uint32_t t = l->streams[j];
+            l->streams[j] = l->streams[j - 1];
+            l->streams[j - 1] = t;
+        }
+    int lanes = l->n_streams ? l->n_streams : 1;
+    l->axis_y = l->gpu_y + lanes * (l->gpu_h + l->gpu_gap) + 4;
+    l->height = l->axis_y + 40;
+}
+
+static double stream_y(const layout *l, uint32_t stream) {
+    for (int k = 0; k < l->n_streams; k++)
+        if (l->streams[k] == stream) return l->gpu_y + k * (l->gpu_h + l->gpu_gap);
+    return -1;
+}
+
+/* 1, 2 or 5 times a power of ten, so that about eight ticks span the step. */
+static double tick_step_ns(double span_ns) {
+    double raw = span_ns / 8.0, p = pow(10.0, floor(log10(raw > 1 ? raw : 1)));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+static void print_us(FILE *f, double v_us) {
+    if (fabs(v_us - round(v_us)) < 1e-9) fprintf(f, "%.0f", v_us);
+    else if (fabs(v_us * 10 - round(v_us * 10)) < 1e-6) fprintf(f, "%.1f", v_us);
+    else fprintf(f, "%.2f", v_us);
+}
+
+static void axis(FILE *f, const step_view *s, const layout *l) {
+    double step = tick_step_ns((double)(s->hi - s->start));
+    fprintf(f, "<g class=\"axis\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", PLOT_X0, l->axis_y, PLOT_X1, l->axis_y);
+    for (double t = 0; s->start + (uint64_t)t <= s->hi; t += step) {
+        double x = xpos(s, s->start + (uint64_t)t);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, l->nvtx_y - 6, x, l->axis_y);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, l->axis_y, x, l->axis_y + 5);
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", x, l->axis_y + 17);
+        print_us(f, t / 1000.0);
+        fputs("</text>", f);
+    }
+    fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">microseconds from the start of the step</text></g>\n",
+            (PLOT_X0 + PLOT_X1) / 2, l->axis_y + 33);
+}
+
+static void lane_band(FILE *f, double y, double h, const char *title, const char *subtitle) {
+    fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", PLOT_X0 - 4, y - 2,
+            PLOT_X1 - PLOT_X0 + 8, h + 4);
+    fprintf(f, "<text class=\"lane-title\" x=\"%.1f\" y=\"%.1f\">", LABEL_X, y + (subtitle ? h / 2 - 1 : h / 2 + 4));
+    xml(f, title);
+    fputs("</text>", f);
+    if (subtitle) {
+        fprintf(f, "<text class=\"lane-sub\" x=\"%.1f\" y=\"%.1f\">", LABEL_X, y + h / 2 + 12);
+        xml(f, subtitle);
+        fputs("</text>", f);
+    }
+}
+
+/* The grey bands and titles of every lane, drawn first so that grid lines and boxes lie on them. */
+static void bands(FILE *f, const step_view *s, const layout *l) {
+    char title[64], sub[300];
+    fputs("<g class=\"bands\">", f);
+    if (l->nvtx_rows) lane_band(f, l->nvtx_y, l->nvtx_rows * l->nvtx_row - 2, "NVTX ranges", NULL);
+    if (s->c->world_size > 1) snprintf(sub, sizeof sub, "rank %d, thread %u", s->rank, s->thread);
+    else snprintf(sub, sizeof sub, "thread %u", s->thread);
+    lane_band(f, l->host_y, l->host_h + 12, "host API calls", sub);
+    for (int k = 0; k < l->n_streams; k++) {
+        if (s->c->world_size > 1) snprintf(title, sizeof title, "rank %d stream %u", s->rank, l->streams[k]);
+        else snprintf(title, sizeof title, "GPU stream %u", l->streams[k]);
+        snprintf(sub, sizeof sub, "%s", s->c->gpu);
+        lane_band(f, stream_y(l, l->streams[k]), l->gpu_h, title, sub);
+    }
+    fputs("</g>\n", f);
+}
+
+static void nvtx_lane(FILE *f, const step_view *s, const layout *l) {
+    const wb_capture *c = s->c;
+    if (l->nvtx_rows == 0) return;
+    int base = s->range >= 0 ? c->ranges[s->range].depth : 0;
+    fprintf(f, "<g class=\"lane\" data-lane=\"nvtx\">");
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const wb_range *r = &c->ranges[i];
+        if (!in_step_ranges(s, r)) continue;
+        int row = r->depth - base;
+        double x = xpos(s, r->start), w = xpos(s, r->end) - x, y = l->nvtx_y + row * l->nvtx_row;
+        if (w < 1) w = 1;
+        fprintf(f, "<g class=\"range depth%d\" data-name=\"", row % 5);
+        xml(f, r->name);
+        fprintf(f, "\"><title>range ");
+        xml(f, r->name);
+        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s</title>", us(r->end - r->start), us(r->start - s->start));
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, l->nvtx_row - 3);
+        box_label(f, x, y + 12.5, w, r->name, "box-label dark");
+        fputs("</g>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+/* Calls that launched GPU work, calls that wait for it, and the rest. */
+static const char *api_class(const wb_capture *c, size_t i, const char *launchers) {
+    if (launchers[i]) return "api launch";
+    if (strstr(c->api[i].name, "Synchronize") || strstr(c->api[i].name, "Query")) return "api sync";
+    return "api other";
+}
+
+static void host_lane(FILE *f, const step_view *s, const layout *l, const char *launchers) {
+    const wb_capture *c = s->c;
+    fprintf(f, "<g class=\"lane\" data-lane=\"host\">");
+    for (size_t i = 0; i < c->n_api; i++) {
+        const wb_api_call *a = &c->api[i];
+        if (a->rank != s->rank || a->thread != s->thread || !visible(s, a->start, a->end)) continue;
+        double x = xpos(s, a->start), w = xpos(s, a->end) - x;
+        if (w < 1) w = 1;
+        double y = a->nested ? l->nested_y : l->host_y, h = a->nested ? 8 : l->host_h;
+        fprintf(f, "<g class=\"%s%s\" data-name=\"", a->nested ? "api nested" : api_class(c, i, launchers),
+                a->start < s->start || a->start > s->end ? " outside" : "");
+        xml(f, a->name);
+        fputs("\"><title>", f);
+        xml(f, a->name);
+        fprintf(f, "%s\n%.2f &#181;s, from %.2f &#181;s%s</title>", a->driver ? " (driver API)" : " (runtime API)", us(a->end - a->start),
+                ((double)a->start - (double)s->start) / 1000.0, a->nested ? "\nmade by the runtime inside another call" : "");
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, h);
+        if (!a->nested) box_label(f, x, y + 16, w, a->name, "box-label");
+        fputs("</g>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+static void describe_work(FILE *f, const step_view *s, size_t i) {
+    const wb_capture *c = s->c;
+    if (i < c->n_kernels) {
+        const wb_kernel *k = &c->kernels[i];
+        xml(f, k->name);
+        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s; grid (%d, %d, %d), block (%d, %d, %d)%s", us(k->end - k->start),
+                ((double)k->start - (double)s->start) / 1000.0, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                k->block[2], wb_is_gemm(k->name, NULL) ? "\na matrix multiply (GEMM)" : "");
+        if (k->graph_id) fprintf(f, "\nfrom CUDA graph %u", k->graph_id);
+    } else {
+        const wb_gpu_op *o = &c->ops[i - c->n_kernels];
+        if (o->kind == WB_GPU_MEMCPY) fprintf(f, "memcpy %s, %llu bytes", o->copy_kind, (unsigned long long)o->bytes);
+        else fprintf(f, "memset, %llu bytes", (unsigned long long)o->bytes);
+        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s", us(o->end - o->start), ((double)o->start - (double)s->start) / 1000.0);
+    }
+    long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
+    if (api >= 0) {
+        fputs("\nlaunched by ", f);
+        xml(f, c->api[api].name);
+    }
+    if (!s->launched_here[i]) fputs("\nlaunched outside this step", f);
+}
+
+static void work_name(const wb_capture *c, size_t i, char *buf, size_t cap) {
+    if (i < c->n_kernels) snprintf(buf, cap, "%s", c->kernels[i].name);
+    else if (c->ops[i - c->n_kernels].kind == WB_GPU_MEMCPY) snprintf(buf, cap, "memcpy %s", c->ops[i - c->n_kernels].copy_kind);
+    else snprintf(buf, cap, "memset");
+}
+
+static void gpu_lanes(FILE *f, const step_view *s, const layout *l) {
+    const wb_capture *c = s->c;
+    for (int k = 0; k < l->n_streams; k++) {
+        fprintf(f, "<g class=\"lane\" data-lane=\"gpu\" data-stream=\"%u\">", l->streams[k]);
+        double y = stream_y(l, l->streams[k]);
+        for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+            uint32_t stream;
+            uint64_t start, end;
+            if (!stream_of(s, i, &stream, &start, &end) || stream != l->streams[k]) continue;
+            const char *cls = i >= c->n_kernels ? (c->ops[i - c->n_kernels].kind == WB_GPU_MEMCPY ? "memcpy" : "memset")
+                              : wb_is_gemm(c->kernels[i].name, NULL) ? "kernel gemm" : "kernel";
+            char name[2048];
+            work_name(c, i, name, sizeof name);
+            double x = xpos(s, start), w = xpos(s, end) - x;
+            if (w < 1.2) w = 1.2;
+            fprintf(f, "<g class=\"work %s%s\" data-name=\"", cls, s->launched_here[i] ? "" : " outside");
+            xml(f, name);
+            fputs("\"><title>", f);
+            describe_work(f, s, i);
+            fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, l->gpu_h);
+            box_label(f, x, y + l->gpu_h / 2 + 4, w, name, "box-label");
+            fputs("</g>", f);
+        }
+        fputs("</g>\n", f);
+    }
+    if (l->n_streams == 0)
+        fprintf(f, "<text class=\"lane-sub\" x=\"%.1f\" y=\"%.1f\">no GPU work ran in this step</text>\n", PLOT_X0, l->gpu_y + 16);
+}
+
+static void arrows(FILE *f, const step_view *s, const layout *l) {
+    const wb_capture *c = s->c;
+    fputs("<g class=\"arrows\">", f);
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+        uint32_t stream;
+        uint64_t start, end;
+        long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
+        if (api < 0 || !stream_of(s, i, &stream, &start, &end)) continue;
+        const wb_api_call *a = &c->api[api];
+        if (a->rank != s->rank || a->thread != s->thread || !visible(s, a->start, a->end)) continue;
+        double x1 = (xpos(s, a->start) + xpos(s, a->end)) / 2, y1 = (a->nested ? l->nested_y + 8 : l->host_y + l->host_h);
+        double x2 = xpos(s, start) + 0.6, y2 = stream_y(l, stream) - 1;
+        double my = (y1 + y2) / 2;
+        char name[2048];
+        work_name(c, i, name, sizeof name);
+        fprintf(f, "<path class=\"arrow\" d=\"M%.2f %.1f C%.2f %.1f %.2f %.1f %.2f %.1f\"><title>", x1, y1, x1, my, x2, my, x2, y2);
+        xml(f, a->name);
+        fputs(" launched ", f);
+        xml(f, name);
+        fputs("</title></path>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+static void timeline_svg(FILE *f, const step_view *s) {
+    layout l;
+    layout_build(s, &l);
+    const wb_capture *c = s->c;
+    char *launchers = calloc(c->n_api + 1, 1);
+    for (size_t i = 0; launchers && i < c->n_kernels + c->n_ops; i++) {
+        long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
+        if (api >= 0) launchers[api] = 1;
+    }
+    static const char none[1] = {0};
+    fprintf(f, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+               "aria-label=\"timeline of one step of variant ", WIDTH, l.height);
+    xml(f, s->variant);
+    if (c->world_size > 1) fprintf(f, ", rank %d", s->rank);
+    fputs("\">\n<defs><marker id=\"arrowhead\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" "
+          "orient=\"auto-start-reverse\"><path d=\"M0 0 L8 4 L0 8 z\" class=\"arrowhead\"/></marker></defs>\n", f);
+    bands(f, s, &l);
+    axis(f, s, &l);
+    nvtx_lane(f, s, &l);
+    host_lane(f, s, &l, launchers ? launchers : none);
+    gpu_lanes(f, s, &l);
+    arrows(f, s, &l);
+    fputs("</svg>\n", f);
+    free(launchers);
+}
+
+/* ---- per range: wall time, GPU time, floor ----------------------------------------------------- */
+
+static const wb_range_floor *find_floor(const wb_timeline_context *ctx, const char *variant, const char *range) {
+    for (size_t i = 0; i < ctx->n_floors; i++) {
+        const wb_range_floor *fl = &ctx->floors[i];
+        if (!strcmp(fl->range, range) && (!fl->variant || !strcmp(fl->variant, variant))) return fl;
+    }
+    return NULL;
+}
+
+static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *s, wb_error *err) {
+    const wb_capture *c = s->c;
+    size_t n = 0;
+    long *rows = calloc(c->n_ranges + 1, sizeof *rows);
+    double *gpu = calloc(c->n_ranges + 1, sizeof *gpu);
+    if (!rows || !gpu) goto oom;
+    double scale_ns = 1;
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const wb_range *r = &c->ranges[i];
+        if (!in_step_ranges(s, r)) continue;
+        wb_occurrences occ; /* this range's own: all of its name's made this quadratic (1.6 s of a 200 MB capture) */
+        if (wb_find_occurrence_of(c, (long)i, &occ)) goto oom;
+        for (size_t k = 0; k < occ.n; k++) {
+            for (size_t q = 0; q < occ.items[k].n_kernels; q++)
+                gpu[n] += (double)(c->kernels[occ.items[k].kernels[q]].end - c->kernels[occ.items[k].kernels[q]].start);
+            for (size_t q = 0; q < occ.items[k].n_ops; q++)
+                gpu[n] += (double)(c->ops[occ.items[k].ops[q]].end - c->ops[occ.items[k].ops[q]].start);
+        }
+        wb_occurrences_free(&occ);
+        const wb_range_floor *fl = find_floor(ctx, s->variant, r->name);
+        double wall = (double)(r->end - r->start), top = wall > gpu[n] ? wall : gpu[n];
+        if (fl && fl->floor_ns > top) top = fl->floor_ns;
+        if (top > scale_ns) scale_ns = top;
+        rows[n++] = (long)i;
+    }
+    if (n == 0) {
+        free(rows);
+        free(gpu);
+        return 0;
+    }
+    int base = s->range >= 0 ? c->ranges[s->range].depth : 0, any_floor = 0;
+    double row_h = 26, x0 = PLOT_X0, x1 = PLOT_X1 - 300, height = 12 + n * row_h;
+    fprintf(f, "<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+               "aria-label=\"time per range\">\n", WIDTH, height);
+    for (size_t k = 0; k < n; k++) {
+        const wb_range *r = &c->ranges[rows[k]];
+        const wb_range_floor *fl = find_floor(ctx, s->variant, r->name);
+        double y = 6 + k * row_h, wall = (double)(r->end - r->start);
+        double w_wall = (x1 - x0) * wall / scale_ns, w_gpu = (x1 - x0) * gpu[k] / scale_ns;
+        fprintf(f, "<g class=\"bar-row\" data-name=\"");
+        xml(f, r->name);
+        fprintf(f, "\"><text class=\"lane-title\" x=\"%.1f\" y=\"%.1f\">", LABEL_X + 12 * (r->depth - base), y + 14);
+        xml(f, r->name);
+        fprintf(f, "</text><rect class=\"bar-wall\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" rx=\"2\"><title>wall time of the "
+                   "range: %.2f &#181;s</title></rect>", x0, y, w_wall > 1 ? w_wall : 1, wall / 1000);
+        fprintf(f, "<rect class=\"bar-gpu\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" rx=\"2\"><title>GPU time of the work "
+                   "launched in the range: %.2f &#181;s</title></rect>", x0, y + 4, w_gpu, gpu[k] / 1000);
+        if (fl) {
+            any_floor = 1;
+            double xf = x0 + (x1 - x0) * fl->floor_ns / scale_ns;
+            fprintf(f, "<line class=\"floor\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"><title>floor: %.2f &#181;s%s%s</title></line>",
+                    xf, y - 2, xf, y + 20, fl->floor_ns / 1000, fl->bound ? ", " : "", fl->bound ? fl->bound : "");
+        }
+        fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">wall %.2f &#181;s, GPU %.2f &#181;s", x1 + 10, y + 14, wall / 1000,
+                gpu[k] / 1000);
+        if (fl) {
+            fprintf(f, ", floor %.2f &#181;s", fl->floor_ns / 1000);
+            if (gpu[k] > 0) fprintf(f, " (%.0f%% of it)", 100.0 * fl->floor_ns / gpu[k]);
+        }
+        fputs("</text></g>\n", f);
+    }
+    fputs("</svg>\n", f);
+    if (!any_floor && ctx->n_floors > 0) fputs("<p class=\"note\">No floor is declared for these ranges.</p>\n", f);
+    free(rows);
+    free(gpu);
+    return 0;
+oom:
+    free(rows);
+    free(gpu);
+    return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
+}
+
+/* ---- the step's GPU work as a table -------------------------------------------------------------- */
+
+static int start_cmp(const void *a, const void *b, void *ctx) {
+    const step_view *s = ctx;
+    uint32_t st;
+    uint64_t x, y, e;
+    stream_of(s, *(const size_t *)a, &st, &x, &e);
+    stream_of(s, *(const size_t *)b, &st, &y, &e);
+    return (x > y) - (x < y);
+}
+
+static void work_table(FILE *f, const step_view *s) {
+    const wb_capture *c = s->c;
+    size_t n = 0, *order = calloc(c->n_kernels + c->n_ops + 1, sizeof *order);
+    if (!order) return;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++)
+        if (s->launched_here[i]) order[n++] = i;
+    qsort_r(order, n, sizeof *order, start_cmp, (void *)s);
+    fprintf(f, "<details><summary>The %zu piece%s of GPU work this step launched, in order</summary>\n<table>\n"
+               "<tr><th>#</th><th>stream</th><th>start (&#181;s)</th><th>duration (&#181;s)</th><th>launched by</th><th>name</th></tr>\n",
+            n, n == 1 ? "" : "s");
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        uint32_t stream;
+        uint64_t start, end;
+        stream_of(s, i, &stream, &start, &end);
+        char name[2048];
+        work_name(c, i, name, sizeof name);
+        long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
+        fprintf(f, "<tr><td>%zu</td><td>%u</td><td>%.2f</td><td>%.2f</td><td>", k + 1, stream,
+                ((double)start - (double)s->start) / 1000.0, us(end - start));
+        xml(f, api >= 0 ? c->api[api].name : "");
+        fputs("</td><td class=\"name\">", f);
+        xml(f, name);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table></details>\n", f);
+    free(order);
+}
+
+size_t wb_timeline_floors(const wb_lesson *l, const wb_recording *rec, wb_range_floor *out, size_t cap) {
+    size_t n = 0;
+    if (!rec->calibration.present) return 0;
+    for (size_t i = 0; i < l->n_work && n < cap; i++) {
+        const wb_work *w = &l->work[i];
+        wb_bound_inputs in;
+        wb_bound_of(0, 0, w, &rec->calibration, &in);
+        if (in.floor_us <= 0) continue;
+        out[n++] = (wb_range_floor){w->variant, w->range, in.floor_us * 1000.0,
+                                    in.compute_us > in.memory_us ? "compute-bound: FLOPs over the GEMM rate"
+                                                                 : "memory-bound: bytes over the copy bandwidth"};
+    }
+    return n;
+}
+
+/* ---- the page ------------------------------------------------------------------------------------ */
+
+static const char STYLE[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#1f2328;"
+    "background:#fff;margin:24px auto;max-width:1240px;padding:0 16px}\n"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 2px;border-top:1px solid #d0d7de;padding-top:16px}\n"
+    "h3{font-size:15px;margin:18px 0 4px}.meta,.note{color:#57606a}.step{margin:2px 0 8px}\n"
+    "svg{width:100%;height:auto;display:block}\n"
+    "svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\n"
+    ".legend span{display:inline-block;margin:2px 14px 2px 0}.legend i{display:inline-block;width:12px;height:12px;"
+    "border-radius:2px;vertical-align:-1px;margin-right:5px}\n"
+    ".band{fill:#f3f5f8}.grid{stroke:#d8dee4;stroke-width:1}.axis line{stroke:#6e7781}.tick{font-size:11px;fill:#57606a;"
+    "text-anchor:middle}.axis-title{font-size:12px;fill:#57606a;text-anchor:middle}\n"
+    ".lane-title{font-size:13px;font-weight:600;fill:#24292f}.lane-sub{font-size:11px;fill:#6e7781}\n"
+    ".box-label{font-size:11px;fill:#fff;pointer-events:none}.box-label.dark{fill:#1f2328}\n"
+    ".range rect{stroke:#fff;stroke-width:.5}.range.depth0 rect{fill:#f2c14e}.range.depth1 rect{fill:#f6a57a}"
+    ".range.depth2 rect{fill:#a7d3a0}.range.depth3 rect{fill:#9fd0ea}.range.depth4 rect{fill:#d5bde4}\n"
+    ".api.launch rect{fill:#c8453c}.api.sync rect{fill:#8c959f}.api.other rect{fill:#57606a}.api.nested rect{fill:#afb8c1}"
+    ".api.outside{opacity:.45}\n"
+    ".work rect{stroke:#fff;stroke-width:.5}.kernel rect{fill:#e07b39}.kernel.gemm rect{fill:#2f6db5}"
+    ".memcpy rect{fill:#3f9a4f}.memset rect{fill:#8a5cc2}.work.outside{opacity:.35}\n"
+    ".arrow{fill:none;stroke:#6e7781;stroke-width:1;opacity:.75;marker-end:url(#arrowhead)}.arrowhead{fill:#6e7781}\n"
+    "g.work:hover rect,g.api:hover rect,g.range:hover rect{stroke:#1f2328;stroke-width:1.5}"
+    ".arrow:hover{stroke:#1f2328;opacity:1;stroke-width:2}\n"
+    ".swatch{display:inline-block;width:22px;height:10px;border-radius:2px;vertical-align:0}.swatch.wall{background:#d0d7de}"
+    ".swatch.gpu{background:#2f6db5}.bar-wall{fill:#d0d7de}.bar-gpu{fill:#2f6db5}.floor{stroke:#1f2328;stroke-width:2}.bar-value{font-size:12px;fill:#24292f}\n"
+    "table{border-collapse:collapse;font-size:12px;margin-top:6px}td,th{border-bottom:1px solid #eaeef2;padding:3px 8px;"
+    "text-align:right;vertical-align:top}td.name,th:last-child,td:nth-child(5){text-align:left}td.name{font-family:ui-monospace,"
+    "'DejaVu Sans Mono',monospace;word-break:break-all}summary{cursor:pointer;color:#0969da;margin-top:10px}\n";
+
+static void legend(FILE *f) {
+    static const char *items[][2] = {
+        {"#f2c14e", "NVTX range"},         {"#c8453c", "API call that launched GPU work"}, {"#8c959f", "synchronize"},
+        {"#57606a", "other API call"},     {"#2f6db5", "GEMM kernel"},                     {"#e07b39", "other kernel"},
+        {"#3f9a4f", "memcpy"},             {"#8a5cc2", "memset"},
+    };
+    fputs("<p class=\"legend\">", f);
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
+        fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", items[i][0], items[i][1]);
+    fputs("<span>faded: outside the step, or launched outside it &#8195; arrow: a launch and what it launched</span></p>\n", f);
+}
+
+/* One rank's step: its timeline, range bars and work table (the whole run for one process). */
+static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run, int rank, wb_error *err) {
+    step_view s;
+    if (step_build(&s, &run->capture, run->variant, rank)) {
+        step_free(&s);
+        return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
+    }
+    const wb_capture *c = &run->capture;
+    if (c->world_size > 1) fprintf(f, "<h3 class=\"rank\" data-rank=\"%d\">Rank %d of %d</h3>\n", rank, rank, c->world_size);
+    fputs("<p class=\"step\">", f);
+    if (s.range >= 0) {
+        fputs("Range <b>", f);
+        xml(f, c->ranges[s.range].name);
+        fprintf(f, "</b>, occurrence %zu of %zu in the profiled window%s. ", s.which, s.of,
+                s.median ? " (the one of median wall time)" : "");
+    } else {
+        fputs("The whole profiled window (the program marks no step range). ", f);
+    }
+    size_t memsets = 0;
+    for (size_t i = 0; i < c->n_ops; i++) memsets += s.launched_here[c->n_kernels + i] && c->ops[i].kind == WB_GPU_MEMSET;
+    fprintf(f, "Wall time %.2f &#181;s. It made %zu API call%s (not counting those the runtime made inside them) and launched "
+               "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU.</p>\n",
+            us(s.end - s.start), s.n_api, s.n_api == 1 ? "" : "s", s.n_kernels, s.n_kernels == 1 ? "" : "s", memsets,
+            memsets == 1 ? "" : "s", s.n_ops - memsets, s.n_ops - memsets == 1 ? "" : "s", us(s.gpu_busy_ns));
+    timeline_svg(f, &s);
+    fputs("<h3>Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
+          "<i class=\"swatch gpu\"></i></h3>\n", f);
+    int rc = range_bars(f, ctx, &s, err);
+    if (!rc) work_table(f, &s);
+    step_free(&s);
+    return rc;
+}
+
+/* A variant: one part per rank of its processes, each drawn on its own (ranks run their steps
+ * at their own times). */
+static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *run, wb_error *err) {
+    fprintf(f, "<section class=\"variant\" data-variant=\"");
+    xml(f, run->variant);
+    fputs("\">\n<h2>Variant ", f);
+    xml(f, run->variant);
+    fputs("</h2>\n", f);
+    if (run->capture.world_size > 1)
+        fprintf(f, "<p class=\"note\">%d processes (ranks) ran this variant: each has its own host, NVTX and GPU lanes "
+                   "below.</p>\n", run->capture.world_size);
+    int rc = 0;
+    for (int r = 0; r < wb_capture_ranks(&run->capture) && !rc; r++) rc = rank_part(f, ctx, run, r, err);
+    fputs("</section>\n", f);
+    return rc;
+}
+
+int wb_timeline_html(FILE *f, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Lesson ", f);
+    xml(f, ctx->lesson);
+    fprintf(f, ": one measured step</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Lesson ", STYLE);
+    xml(f, ctx->lesson);
+    fputs(": one measured step per variant</h1>\n<p class=\"meta\">", f);
+    if (rec->n_runs) {
+        char desc[512];
+        xml(f, wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc));
+        fputs(". ", f);
+    }
+    if (ctx->source && !strcmp(ctx->source, "replay")) {
+        fputs("Replayed from the recording ", f);
+        xml(f, rec->path ? rec->path : "?");
+        fputs(", made ", f);
+        xml(f, rec->recorded_at ? rec->recorded_at : "at an unknown time");
+        fputs(". ", f);
+    } else {
+        fputs("Captured live by grader check. ", f);
+    }
+    fputs("Hover over a box for its full name and times.</p>\n", f);
+    legend(f);
+    if (ctx->n_floors == 0)
+        fputs("<p class=\"note\">Per range, a bar compares its wall time with the GPU time of the work it launched. A floor (the "
+              "least time the range's work can take on this GPU, from the FLOPs and bytes the lesson declares for it and the "
+              "GPU's measured ceilings) is drawn on the bar once the lesson declares that work; this one declares none.</p>\n",
+              f);
+    int rc = 0;
+    for (size_t i = 0; i < rec->n_runs && !rc; i++) rc = run_section(f, ctx, &rec->runs[i], err);
+    fputs("<p class=\"note\">Made by gpu-workbench's grader check. Times are CUPTI's: API calls on the host clock, GPU work "
+          "as the GPU ran it. The same capture opens in ui.perfetto.dev through trace.json beside this file.</p>\n"
+          "</body>\n</html>\n", f);
+    return rc;
+}
+
+int wb_timeline_html_write(const char *path, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err) {
+    FILE *f = fopen(path, "w");
+    if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (is the folder writable?)", path);
+    int rc = wb_timeline_html(f, ctx, rec, err);
+    if (fclose(f) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (disk full?)", path);
+    return rc;
+}
