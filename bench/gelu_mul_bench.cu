@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <getopt.h>
 #include "pointwise.cuh"
 #include "wb_activations.h"
 #include "wb_args.h"
@@ -649,6 +648,26 @@ static int parse_impls(const char *list, int *ids, int cap, int *n) {
     return *n > 0 ? 0 : -1;
 }
 
+/* The option table's callbacks for --flush and --impl: 0, or -1 after saying why. */
+typedef struct {
+    flush_mode flush;
+    int ids[64]; /* implementations to time */
+    int n;
+} bench_choice;
+
+static int set_flush(void *c, const char *arg) {
+    if (parse_flush(arg, &((bench_choice *)c)->flush) == 0) return 0;
+    fprintf(stderr, "--flush: '%s' is not none, write or read\n", arg);
+    return -1;
+}
+
+static int set_impls(void *c, const char *arg) {
+    bench_choice *b = (bench_choice *)c;
+    if (parse_impls(arg, b->ids, (int)(sizeof b->ids / sizeof b->ids[0]), &b->n) == 0) return 0;
+    fprintf(stderr, "--impl: '%s' names an unknown implementation (or too many)\n", arg);
+    return -1;
+}
+
 /* ---- the bench ------------------------------------------------------------------------------ */
 
 /*
@@ -840,7 +859,7 @@ static void usage(const char *prog) {
             "\n"
             "  --flush    how L2 is flushed before each timed launch: write (a memset, default),\n"
             "             read (a kernel reads a buffer, leaving L2 clean) or none\n"
-            "  --no-flush the same as --flush none\n"
+            "  --no-flush the same as --flush none, whatever --flush says\n"
             "  --seed     random inputs (default 1)\n");
 }
 
@@ -848,48 +867,23 @@ int main(int argc, char **argv) {
     int rows = 8192, cols = 3072;   /* lesson 03's intermediate: (batch 64 * seq 128, hidden) */
     int iters = 50;                 /* timed launches per kernel */
     int seed = 1;                   /* random inputs */
-    flush_mode flush = FLUSH_WRITE; /* cold L2 before each launch */
-    int impl_ids[64] = {0};         /* implementations to time; default row */
-    int n_impls = 1;
+    bench_choice c = {FLUSH_WRITE, {0}, 1}; /* cold L2 before each launch; row alone */
+    int no_flush = 0;
 
-    static const struct option options[] = {
-        {"rows", required_argument, NULL, 'R'},  {"cols", required_argument, NULL, 'C'},
-        {"iters", required_argument, NULL, 'i'}, {"impl", required_argument, NULL, 'I'},
-        {"flush", required_argument, NULL, 'L'}, {"no-flush", no_argument, NULL, 'F'},
-        {"seed", required_argument, NULL, 'r'},  {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const wb_opt options[] = {
+        WB_INT("rows", &rows, 1, 1 << 24), WB_INT("cols", &cols, 1, 1 << 20), WB_INT("iters", &iters, 1, 100000),
+        WB_CALL("impl", &c, set_impls),    WB_CALL("flush", &c, set_flush),   WB_FLAG("no-flush", &no_flush),
+        WB_INT("seed", &seed, 0, 1 << 30),
     };
-    int opt, idx = 0;
-    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
-        int bad = 0;
-        switch (opt) {
-        case 'R': bad = wb_parse_int(optarg, 1, 1 << 24, &rows); break;
-        case 'C': bad = wb_parse_int(optarg, 1, 1 << 20, &cols); break;
-        case 'i': bad = wb_parse_int(optarg, 1, 100000, &iters); break;
-        case 'I':
-            bad = parse_impls(optarg, impl_ids, (int)(sizeof impl_ids / sizeof impl_ids[0]), &n_impls);
-            break;
-        case 'L': bad = parse_flush(optarg, &flush); break;
-        case 'F': flush = FLUSH_NONE; break;
-        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
-        case 'h': usage(argv[0]); return 0;
-        default: usage(argv[0]); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
-            usage(argv[0]);
-            return 2;
-        }
+    switch (wb_opts_parse(options, (int)(sizeof options / sizeof options[0]), argc, argv)) {
+    case 1: usage(argv[0]); return 0;
+    case -1: usage(argv[0]); return 2;
     }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-        usage(argv[0]);
-        return 2;
-    }
+    if (no_flush) c.flush = FLUSH_NONE;
     if ((long long)rows * 2 * cols > (1ll << 31)) {
         fprintf(stderr, "%s: --rows x --cols too large (2 x rows x cols must stay under 2^31)\n", argv[0]);
         return 2;
     }
-    return gelu_mul_bench(rows, cols, iters, flush, impl_ids, n_impls, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS
+    return gelu_mul_bench(rows, cols, iters, c.flush, c.ids, c.n, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS
                                                                                                : EXIT_FAILURE;
 }

@@ -39,7 +39,9 @@
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 #endif
 
-#ifdef __CUDACC__
+/* CUBLAS_CHECK in .cu files, and in plain C files that include <cublas_v2.h> before this header
+ * (common/wb_lesson.c): cuBLAS's API is C too. */
+#if defined(__CUDACC__) || defined(CUBLAS_VER_MAJOR)
 #define CUBLAS_CHECK(expr)                                                                         \
     do {                                                                                           \
         cublasStatus_t wb_st_ = (expr);                                                            \

@@ -18,11 +18,12 @@
  * (the GEMM dwarfs the launch cost). The timing
  * table splits each step into host launch time, time waiting in the synchronize, and GPU time.
  *
- * Program order: setup (cuBLAS handle, workspace, inputs), warm-up steps (cuBLAS heuristics,
- * module loading and graph upload happen here, outside the measurement), then --steps measured
- * steps between cudaProfilerStart and cudaProfilerStop, then a CPU reference check. A step is
- * forward() below, or one replay of its graph, then cudaDeviceSynchronize: wb_step_run in
- * common/wb_steps.c, which every lesson shares, with the CUDA events and host clocks that time it.
+ * Program order (common/wb_lesson.c runs it, as it runs every lesson): setup (cuBLAS handle,
+ * workspace, inputs), warm-up steps (cuBLAS heuristics, module loading and graph upload happen
+ * here, outside the measurement), then --steps measured steps between cudaProfilerStart and
+ * cudaProfilerStop, then a CPU reference check. A step is forward() below, or one replay of its
+ * graph, then cudaDeviceSynchronize: wb_step_run in common/wb_steps.c, with the CUDA events and
+ * host clocks that time it.
  *
  * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
  *   step *        one measured step, from its first launch to the end of its synchronize
@@ -37,7 +38,6 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <getopt.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,17 +49,12 @@
 #include "wb_bf16x8.cuh"
 #include "wb_check.h"
 #include "wb_compare.h"
+#include "wb_lesson.h"
 #include "wb_random.h"
-#include "wb_steps.h"
-#include "wb_timing.h"
 #include "wb_upload.h"
 
 typedef __nv_bfloat16 bf16;
 
-/* cuBLAS scratch memory. We hand cuBLAS our own so that no variant allocates inside a step and so
- * that graph capture works (a captured GEMM cannot allocate); 32 MiB is what NVIDIA recommends
- * for Hopper. */
-#define WORKSPACE_BYTES (32u << 20)
 /* The CPU reference (double precision, O(n^3)) is computed for this many rows spread over y. */
 #define CHECK_ROWS 32
 /* bf16 output: each element is rounded twice (the GEMM's output, then y), each time by up to
@@ -139,32 +134,26 @@ static int bias_add(bf16 *y, const bf16 *xw, const bf16 *b, int rows, int cols, 
 
 /* ---- the lesson's state --------------------------------------------------------------------- */
 
-typedef enum { VARIANT_EAGER, VARIANT_GRAPH } variant;
-
 typedef struct {
-    int n;                      /* square size */
+    int n;                      /* square size (--size) */
     bf16 *x;                    /* (n, n) input */
     bf16 *w;                    /* (n, n) weight */
     bf16 *b;                    /* (n)    bias */
     bf16 *xw;                   /* (n, n) x @ w, written by the GEMM */
     bf16 *y;                    /* (n, n) xw + b, the output */
     float *x_host, *w_host, *b_host; /* the same values on the host, rounded to bf16 */
-    void *workspace;            /* WORKSPACE_BYTES for cuBLAS */
     int sms;                    /* the GPU's multiprocessors: k_bias_add's grid is sized by them */
-    cublasHandle_t cublas;
+    cublasHandle_t cublas;      /* on stream, with its workspace (common/wb_lesson.c) */
     cudaStream_t stream;        /* every launch goes here; graph capture needs a non-default stream */
 } lesson;
 
-/* Random bf16 values on the GPU, with the rounded copy kept on the host for the reference. */
-static int upload_random(bf16 *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
-    wb_fill_uniform(host, n, rng, lo, hi);
-    return wb_upload_bf16(dst, host, n);
-}
-
-static int lesson_init(lesson *L, int n, uint64_t seed) {
-    memset(L, 0, sizeof *L);
-    L->n = n;
+static int lesson_init(void *ctx, wb_lesson_run *run) {
+    lesson *L = (lesson *)ctx;
+    int n = L->n;
     size_t nn = (size_t)n * n;
+    L->cublas = run->cublas;
+    L->stream = run->stream;
+    L->sms = run->sms;
     L->x_host = (float *)malloc(nn * sizeof(float));
     L->w_host = (float *)malloc(nn * sizeof(float));
     L->b_host = (float *)malloc((size_t)n * sizeof(float));
@@ -177,48 +166,37 @@ static int lesson_init(lesson *L, int n, uint64_t seed) {
     CUDA_CHECK(cudaMalloc((void **)&L->b, (size_t)n * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc((void **)&L->xw, nn * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc((void **)&L->y, nn * sizeof(bf16)));
-    CUDA_CHECK(cudaMalloc(&L->workspace, WORKSPACE_BYTES));
-    CUDA_CHECK(cudaDeviceGetAttribute(&L->sms, cudaDevAttrMultiProcessorCount, 0));
 
     wb_rng rng;
-    wb_rng_seed(&rng, seed);
-    WB_TRY(upload_random(L->x, L->x_host, nn, &rng, -1.0f, 1.0f));
-    WB_TRY(upload_random(L->w, L->w_host, nn, &rng, -1.0f, 1.0f));
-    WB_TRY(upload_random(L->b, L->b_host, (size_t)n, &rng, -1.0f, 1.0f));
+    wb_rng_seed(&rng, run->seed);
+    WB_TRY(wb_upload_random_bf16(L->x, L->x_host, nn, &rng, -1.0f, 1.0f));
+    WB_TRY(wb_upload_random_bf16(L->w, L->w_host, nn, &rng, -1.0f, 1.0f));
+    WB_TRY(wb_upload_random_bf16(L->b, L->b_host, (size_t)n, &rng, -1.0f, 1.0f));
     /* Fill the outputs with NaN bits (0xFFFF) so an output nobody writes cannot pass the check. */
     CUDA_CHECK(cudaMemset(L->xw, 0xFF, nn * sizeof(bf16)));
     CUDA_CHECK(cudaMemset(L->y, 0xFF, nn * sizeof(bf16)));
-
-    CUDA_CHECK(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking));
-    CUBLAS_CHECK(cublasCreate(&L->cublas));
-    CUBLAS_CHECK(cublasSetStream(L->cublas, L->stream));
-    CUBLAS_CHECK(cublasSetWorkspace(L->cublas, L->workspace, WORKSPACE_BYTES));
-    /* The uploads and memsets above ran on the legacy default stream, which our non-blocking
-     * stream does not wait for: finish them before the first step. */
-    CUDA_CHECK(cudaDeviceSynchronize());
     return WB_OK;
 }
 
 /* Frees what lesson_init made; safe on a partly built lesson. Errors are ignored: we are leaving. */
-static void lesson_free(lesson *L) {
-    if (L->cublas) cublasDestroy(L->cublas);
-    if (L->stream) cudaStreamDestroy(L->stream);
+static void lesson_free(void *ctx) {
+    lesson *L = (lesson *)ctx;
     cudaFree(L->x);
     cudaFree(L->w);
     cudaFree(L->b);
     cudaFree(L->xw);
     cudaFree(L->y);
-    cudaFree(L->workspace);
     free(L->x_host);
     free(L->w_host);
     free(L->b_host);
-    memset(L, 0, sizeof *L);
 }
 
 /* ---- one step ------------------------------------------------------------------------------- */
 
-/* The forward pass: two launches, each in its own NVTX range. */
-static int forward(lesson *L) {
+/* The forward pass: two launches, each in its own NVTX range. wb_step_run (common/wb_steps.c)
+ * calls it every step (eager); wb_step_capture records it once (graph). */
+static int forward(void *ctx) {
+    lesson *L = (lesson *)ctx;
     nvtxRangePushA("matmul");
     int rc = matmul_bf16(L->cublas, L->xw, L->x, L->w, L->n, L->n, L->n);
     nvtxRangePop();
@@ -229,42 +207,29 @@ static int forward(lesson *L) {
     return rc;
 }
 
-/* What wb_step_run calls each step (eager), and what wb_step_capture records once (graph). */
-static int step_forward(void *ctx) { return forward((lesson *)ctx); }
-
 /* ---- checking and reporting ----------------------------------------------------------------- */
 
 /* Compares CHECK_ROWS rows of y, spread from the first to the last, with a double-precision
  * reference computed from the same bf16-rounded inputs. */
-static int check_result(const lesson *L) {
+static int check_result(const void *ctx) {
+    const lesson *L = (const lesson *)ctx;
     int n = L->n;
     int rows = n < CHECK_ROWS ? n : CHECK_ROWS;
-    size_t row_bytes = (size_t)n * sizeof(uint16_t);
-    uint16_t *bits = (uint16_t *)malloc(row_bytes);
     float *x_rows = (float *)malloc((size_t)rows * n * sizeof(float));
     float *out = (float *)malloc((size_t)rows * n * sizeof(float));
     double *ref = (double *)malloc((size_t)rows * n * sizeof(double));
     int rc = WB_FAIL;
-    if (!bits || !x_rows || !out || !ref) {
+    if (!x_rows || !out || !ref) {
         fprintf(stderr, "out of host memory for the check\n");
         goto done;
     }
-    for (int r = 0; r < rows; r++) {
-        int row = rows > 1 ? (int)((long long)r * (n - 1) / (rows - 1)) : 0;
-        cudaError_t err = cudaMemcpy(bits, L->y + (size_t)row * n, row_bytes, cudaMemcpyDeviceToHost);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "copying y back failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-        wb_bf16_decode(out + (size_t)r * n, bits, (size_t)n);
-        memcpy(x_rows + (size_t)r * n, L->x_host + (size_t)row * n, (size_t)n * sizeof(float));
-    }
+    if (wb_download_sampled_rows_bf16(out, L->y, n, n, rows) != WB_OK) goto done;
+    wb_gather_sampled_rows(x_rows, L->x_host, n, n, rows);
     wb_cpu_matmul(ref, x_rows, L->w_host, rows, n, n);
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < n; j++) ref[(size_t)r * n + j] += L->b_host[j];
     rc = wb_check_close("y = x @ w + b", out, ref, (size_t)rows * n, TOLERANCE) == 0 ? WB_OK : WB_FAIL;
 done:
-    free(bits);
     free(x_rows);
     free(out);
     free(ref);
@@ -273,97 +238,35 @@ done:
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-static const char *variant_names[] = {"eager", "graph"};
-
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--variant eager|graph] [--size N] [--steps S] [--warmup W] [--seed X]\n"
-            "  --variant  eager: GEMM + bias kernel launched every step; graph: both replayed\n"
-            "             from one CUDA graph (default eager)\n"
-            "  --size     x, w and y are N x N, b has N values (default 64; the series uses 64 and 4096)\n"
-            "  --steps    measured steps, between cudaProfilerStart and cudaProfilerStop (default 20)\n"
-            "  --warmup   unmeasured steps before them (default 5)\n"
-            "  --seed     seed of the random inputs (default 1)\n",
-            prog);
+/* The run's shape, in the header line and in the RESULT line (with the steps' medians). */
+static void describe(const void *ctx, char *words, size_t cap) {
+    snprintf(words, cap, "size %d", ((const lesson *)ctx)->n);
 }
 
-
-static int run(variant v, int size, int steps, int warmup, uint64_t seed) {
-    lesson L;
-    wb_step step = {0};   /* one step: forward() eagerly, or (graph) one replay of its capture */
-    wb_steps timed = {0}; /* the measured steps' events and times */
-    int rc = WB_FAIL;
-
-    if (lesson_init(&L, size, seed) != WB_OK) goto done;
-    wb_step_init(&step, L.stream, step_forward, &L);
-    if (v == VARIANT_GRAPH) {
-        /* One eager step first, so cuBLAS picks its algorithm and loads its kernels outside the
-         * capture; then record the step into a graph, which every later step replays. */
-        if (wb_step_run(&step, NULL, NULL, NULL) != WB_OK || wb_step_capture(&step) != WB_OK) goto done;
-    }
-    if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) goto done;
-
-    printf("lesson 01_matmul_add: variant %s, size %d, %d measured steps\n", variant_names[v], size, steps);
-    if (check_result(&L) != WB_OK) {
-        fprintf(stderr, "FAIL: y differs from the CPU reference\n");
-        goto done;
-    }
-    wb_steps_print(&timed);
-    printf("RESULT lesson=01_matmul_add variant=%s size=%d steps=%d gpu_us=%.2f wall_us=%.2f "
-           "launch_us=%.2f sync_us=%.2f\n",
-           variant_names[v], size, steps, wb_median(timed.gpu_us, steps), wb_median(timed.wall_us, steps),
-           wb_median(timed.launch_us, steps), wb_median(timed.sync_us, steps));
-    rc = WB_OK;
-done:
-    wb_steps_free(&timed);
-    wb_step_free(&step);
-    lesson_free(&L);
-    return rc;
+static void report(const void *ctx, const wb_steps *timed, wb_result *r) {
+    wb_result_add(r, "size=%d", ((const lesson *)ctx)->n);
+    wb_result_steps(r, timed);
+    wb_result_host_times(r, timed);
 }
 
 int main(int argc, char **argv) {
-    const char *variant_name = "eager"; /* eager | graph */
-    int size = 64;                      /* the series profiles 64 (overhead-bound) and 4096 */
-    int steps = 20;                     /* measured steps; lesson.yaml uses 3 to keep recordings small */
-    int warmup = 5;                     /* unmeasured steps first */
-    int seed = 1;                       /* random inputs */
-
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'}, {"size", required_argument, NULL, 'n'},
-        {"steps", required_argument, NULL, 's'},   {"warmup", required_argument, NULL, 'w'},
-        {"seed", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    lesson L = {};
+    L.n = 64; /* the series profiles 64 (overhead-bound) and 4096 */
+    const wb_opt options[] = {
+        WB_INT_HELP("size", &L.n, 1, 16384, "N", "x, w and y are N x N, b has N values; the series uses 64 and 4096"),
     };
-    int opt, idx = 0;
-    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
-        int bad = 0;
-        switch (opt) {
-        case 'v': variant_name = optarg; break;
-        case 'n': bad = wb_parse_int(optarg, 1, 16384, &size); break;
-        case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
-        case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
-        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
-        case 'h': usage(argv[0]); return 0;
-        default: usage(argv[0]); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
-            usage(argv[0]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-        usage(argv[0]);
-        return 2;
-    }
-    variant v;
-    if (strcmp(variant_name, "eager") == 0) v = VARIANT_EAGER;
-    else if (strcmp(variant_name, "graph") == 0) v = VARIANT_GRAPH;
-    else {
-        fprintf(stderr, "%s: unknown variant '%s'\n", argv[0], variant_name);
-        usage(argv[0]);
-        return 2;
-    }
-    return run(v, size, steps, warmup, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS : EXIT_FAILURE;
+    static const char *const variants[] = {"eager", "graph", NULL};
+
+    wb_lesson_spec spec = {};
+    spec.name = "01_matmul_add";
+    spec.variants = variants;
+    spec.variant_help = "eager: GEMM + bias kernel launched every step; graph: both replayed\nfrom one CUDA graph";
+    spec.graph_variant = "graph";
+    spec.options = options;
+    spec.n_options = 1;
+    spec.steps = 20; /* lesson.yaml uses 3 to keep recordings small */
+    spec.warmup = 5;
+    spec.gpu = WB_GPU_CUBLAS;
+    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};
+    return wb_lesson_main(&spec, &L, argc, argv);
 }

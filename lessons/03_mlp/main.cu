@@ -25,10 +25,11 @@
  * bandwidth sets, beside issue 3's alternative implementations. The variants always launch
  * k_gelu_mul.
  *
- * Program order: setup (handle, workspace, inputs), warm-up steps (cuBLAS heuristics, module
- * loading, graph upload happen there), then --steps measured steps between cudaProfilerStart and
- * cudaProfilerStop, then a CPU reference check of sampled rows. A step (wb_step_run,
- * common/wb_steps.c) is forward() below or one replay of its graph, then cudaDeviceSynchronize.
+ * Program order (common/wb_lesson.c, every lesson's frame): setup (handle, workspace, inputs),
+ * warm-up steps (cuBLAS heuristics, module loading, graph upload happen there), then --steps
+ * measured steps between cudaProfilerStart and cudaProfilerStop, then a CPU reference check of
+ * sampled rows. A step (wb_step_run, common/wb_steps.c) is forward() below or one replay of its
+ * graph, then cudaDeviceSynchronize.
  * The pointwise kernels are in pointwise.cu; their device math (gelu_tanh, the 16-byte bf16
  * packing) is in pointwise.cuh.
  *
@@ -51,7 +52,6 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <getopt.h>
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
@@ -65,12 +65,11 @@
 #include "wb_bf16.h"
 #include "wb_check.h"
 #include "wb_compare.h"
+#include "wb_lesson.h"
 #include "wb_random.h"
-#include "wb_steps.h"
 #include "wb_timing.h"
 #include "wb_upload.h"
 
-#define WORKSPACE_BYTES (32u << 20) /* cuBLAS scratch: ours, so graph capture works */
 #define CHECK_ROWS 32               /* tokens compared with the double-precision CPU reference */
 /* bf16 at every stage: g, u, h and y (and gelu(g) in eager) are each rounded by up to 2^-8 of
  * themselves; a CPU simulation of that rounding gives 3.5e-3 (fused) and 3.9e-3 (eager). */
@@ -100,11 +99,11 @@ static int linear_nobias(cublasHandle_t cublas, bf16 *y, const bf16 *x, const bf
 /* ---- the lesson's state --------------------------------------------------------------------- */
 
 typedef enum { VARIANT_EAGER, VARIANT_FUSED, VARIANT_MERGED, VARIANT_GRAPH } variant;
-static const char *variant_names[] = {"eager", "fused", "merged", "graph"};
 
 typedef struct {
     variant v;
-    int tokens, dim, hidden;    /* tokens = batch * seq */
+    int batch, seq;             /* --batch, --seq */
+    int tokens, dim, hidden;    /* tokens = batch * seq; --dim, --hidden */
     bf16 *x;                    /* (tokens, dim) input */
     bf16 *w_gate_up;            /* (2 * hidden, dim): Wg in rows [0, hidden), Wu in rows [hidden, 2 * hidden) */
     bf16 *w_gate, *w_up;        /* (hidden, dim) each: the two halves of w_gate_up, not copies */
@@ -115,18 +114,16 @@ typedef struct {
     bf16 *h;                    /* (tokens, hidden): gelu(g) * u */
     bf16 *y;                    /* (tokens, dim) output */
     float *x_host, *w_gate_up_host, *w_down_host; /* inputs on the host, rounded to bf16 */
-    void *workspace;
-    cublasHandle_t cublas;
+    cublasHandle_t cublas;      /* on stream, with its workspace (common/wb_lesson.c) */
     cudaStream_t stream;
 } lesson;
 
-
-static int lesson_init(lesson *L, variant v, int tokens, int dim, int hidden, uint64_t seed) {
-    memset(L, 0, sizeof *L);
-    L->v = v;
-    L->tokens = tokens;
-    L->dim = dim;
-    L->hidden = hidden;
+static int lesson_init(void *ctx, wb_lesson_run *run) {
+    lesson *L = (lesson *)ctx;
+    L->v = (variant)run->variant;
+    L->cublas = run->cublas;
+    L->stream = run->stream;
+    int tokens = L->tokens = L->batch * L->seq, dim = L->dim, hidden = L->hidden;
     size_t nx = (size_t)tokens * dim, nwgu = (size_t)2 * hidden * dim, nwd = (size_t)dim * hidden;
     size_t nth = (size_t)tokens * hidden;
     L->x_host = (float *)malloc(nx * sizeof(float));
@@ -145,14 +142,13 @@ static int lesson_init(lesson *L, variant v, int tokens, int dim, int hidden, ui
     CUDA_CHECK(cudaMalloc((void **)&L->a, nth * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc((void **)&L->h, nth * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc((void **)&L->y, nx * sizeof(bf16)));
-    CUDA_CHECK(cudaMalloc(&L->workspace, WORKSPACE_BYTES));
     L->w_gate = L->w_gate_up;
     L->w_up = L->w_gate_up + (size_t)hidden * dim;
 
     /* x ~ N(0, 1); weights uniform with variance 1/fan_in, so g, u and y come out near unit
      * scale and gelu sees both its curved part and its linear part. */
     wb_rng rng;
-    wb_rng_seed(&rng, seed);
+    wb_rng_seed(&rng, run->seed);
     float bound_in = sqrtf(3.0f / (float)dim), bound_hidden = sqrtf(3.0f / (float)hidden);
     wb_fill_normal(L->x_host, nx, &rng, 1.0f);
     wb_fill_uniform(L->w_gate_up_host, nwgu, &rng, -bound_in, bound_in);
@@ -162,20 +158,11 @@ static int lesson_init(lesson *L, variant v, int tokens, int dim, int hidden, ui
     WB_TRY(wb_upload_bf16(L->w_down, L->w_down_host, nwd));
     CUDA_CHECK(cudaMemset(L->h, 0xFF, nth * sizeof(bf16))); /* NaN until written */
     CUDA_CHECK(cudaMemset(L->y, 0xFF, nx * sizeof(bf16)));
-
-    CUDA_CHECK(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking));
-    CUBLAS_CHECK(cublasCreate(&L->cublas));
-    CUBLAS_CHECK(cublasSetStream(L->cublas, L->stream));
-    CUBLAS_CHECK(cublasSetWorkspace(L->cublas, L->workspace, WORKSPACE_BYTES));
-    /* The uploads and memsets above ran on the legacy default stream, which our non-blocking
-     * stream does not wait for: finish them before the first step. */
-    CUDA_CHECK(cudaDeviceSynchronize());
     return WB_OK;
 }
 
-static void lesson_free(lesson *L) {
-    if (L->cublas) cublasDestroy(L->cublas);
-    if (L->stream) cudaStreamDestroy(L->stream);
+static void lesson_free(void *ctx) {
+    lesson *L = (lesson *)ctx;
     cudaFree(L->x);
     cudaFree(L->w_gate_up);
     cudaFree(L->w_down);
@@ -185,11 +172,9 @@ static void lesson_free(lesson *L) {
     cudaFree(L->a);
     cudaFree(L->h);
     cudaFree(L->y);
-    cudaFree(L->workspace);
     free(L->x_host);
     free(L->w_gate_up_host);
     free(L->w_down_host);
-    memset(L, 0, sizeof *L);
 }
 
 /* ---- one step ------------------------------------------------------------------------------- */
@@ -230,18 +215,14 @@ static int mlp_forward(lesson *L, variant v) {
     return WB_FAIL;
 }
 
-static int forward(lesson *L, variant v) {
-    nvtxRangePushA("mlp_fwd");
-    int rc = mlp_forward(L, v);
-    nvtxRangePop();
-    return rc;
-}
-
 /* What wb_step_run calls each step, and what wb_step_capture records once (nothing runs while
  * capturing) in the graph variant: the merged forward. */
-static int step_forward(void *ctx) {
+static int forward(void *ctx) {
     lesson *L = (lesson *)ctx;
-    return forward(L, L->v == VARIANT_GRAPH ? VARIANT_MERGED : L->v);
+    nvtxRangePushA("mlp_fwd");
+    int rc = mlp_forward(L, L->v == VARIANT_GRAPH ? VARIANT_MERGED : L->v);
+    nvtxRangePop();
+    return rc;
 }
 
 /* ---- checking ------------------------------------------------------------------------------- */
@@ -254,10 +235,10 @@ static void transpose_host(float *out, const float *w, int rows, int cols) {
 
 /* Compares CHECK_ROWS tokens of y, spread from the first to the last, with the MLP computed in
  * double from the same bf16 inputs (no rounding in between). */
-static int check_result(const lesson *L) {
+static int check_result(const void *ctx) {
+    const lesson *L = (const lesson *)ctx;
     int T = L->tokens, D = L->dim, H = L->hidden;
     int rows = T < CHECK_ROWS ? T : CHECK_ROWS;
-    uint16_t *bits = (uint16_t *)malloc((size_t)D * sizeof *bits);
     float *x_rows = (float *)malloc((size_t)rows * D * sizeof(float));
     float *wg_t = (float *)malloc((size_t)D * H * sizeof(float));
     float *wu_t = (float *)malloc((size_t)D * H * sizeof(float));
@@ -268,21 +249,12 @@ static int check_result(const lesson *L) {
     double *ref = (double *)malloc((size_t)rows * D * sizeof(double));
     float *out = (float *)malloc((size_t)rows * D * sizeof(float));
     int rc = WB_FAIL;
-    if (!bits || !x_rows || !wg_t || !wu_t || !wd_t || !g || !u || !h || !ref || !out) {
+    if (!x_rows || !wg_t || !wu_t || !wd_t || !g || !u || !h || !ref || !out) {
         fprintf(stderr, "out of host memory for the check\n");
         goto done;
     }
-    for (int r = 0; r < rows; r++) {
-        int row = rows > 1 ? (int)((long long)r * (T - 1) / (rows - 1)) : 0;
-        cudaError_t err = cudaMemcpy(bits, L->y + (size_t)row * D, (size_t)D * sizeof *bits,
-                                     cudaMemcpyDeviceToHost);
-        if (err != cudaSuccess) {
-            fprintf(stderr, "copying y back failed: %s\n", cudaGetErrorString(err));
-            goto done;
-        }
-        wb_bf16_decode(out + (size_t)r * D, bits, (size_t)D);
-        memcpy(x_rows + (size_t)r * D, L->x_host + (size_t)row * D, (size_t)D * sizeof(float));
-    }
+    if (wb_download_sampled_rows_bf16(out, L->y, T, D, rows) != WB_OK) goto done;
+    wb_gather_sampled_rows(x_rows, L->x_host, T, D, rows);
     transpose_host(wg_t, L->w_gate_up_host, D, H);
     transpose_host(wu_t, L->w_gate_up_host + (size_t)H * D, D, H);
     transpose_host(wd_t, L->w_down_host, H, D);
@@ -292,7 +264,6 @@ static int check_result(const lesson *L) {
     wb_cpu_matmul(ref, h, wd_t, rows, D, H);
     rc = wb_check_close("y = mlp(x)", out, ref, (size_t)rows * D, TOLERANCE) == 0 ? WB_OK : WB_FAIL;
 done:
-    free(bits);
     free(x_rows);
     free(wg_t);
     free(wu_t);
@@ -328,120 +299,61 @@ static double mlp_flop(int tokens, int dim, int hidden) { return 3.0 * 2.0 * tok
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--variant eager|fused|merged|graph] [--batch B] [--seq S] [--dim D]\n"
-            "          [--hidden H] [--steps N] [--warmup W] [--seed X]\n"
-            "  --variant  eager: 3 GEMMs + gelu + mul kernels; fused: 3 GEMMs + one gelu*mul kernel;\n"
-            "             merged: gate and up in one GEMM + the fused kernel; graph: the merged\n"
-            "             step replayed from a CUDA graph (default eager)\n"
-            "  --batch, --seq   tokens = batch * seq (default 64 * 128)\n"
-            "  --dim      model width (default 768)\n"
-            "  --hidden   intermediate width (default 3072)\n"
-            "  --steps    measured steps (default 20); --warmup unmeasured steps first (default 5)\n",
-            prog);
+/* The run's shape, in the header line; the RESULT line adds the cost model's floors. */
+static void describe(const void *ctx, char *words, size_t cap) {
+    const lesson *L = (const lesson *)ctx;
+    snprintf(words, cap, "tokens %d (batch %d x seq %d), dim %d, hidden %d", L->batch * L->seq, L->batch, L->seq,
+             L->dim, L->hidden);
 }
 
+static void report(const void *ctx, const wb_steps *timed, wb_result *r) {
+    const lesson *L = (const lesson *)ctx;
+    double bytes = variant_bytes(L->v, L->tokens, L->dim, L->hidden), flop = mlp_flop(L->tokens, L->dim, L->hidden);
+    double gpu_med = wb_median(timed->gpu_us, timed->n);
+    printf("per step: %.1f GFLOP, at least %.1f MB through HBM; at the median: %.1f TFLOP/s, %.0f GB/s\n",
+           flop * 1e-9, bytes * 1e-6, flop / gpu_med * 1e-6, bytes / gpu_med * 1e-3);
+    wb_result_add(r, "tokens=%d dim=%d hidden=%d", L->tokens, L->dim, L->hidden);
+    wb_result_steps(r, timed);
+    wb_result_host_times(r, timed);
+    wb_result_add(r, "bytes=%.0f flop=%.0f", bytes, flop);
+}
 
-static int run(variant v, int batch, int seq, int dim, int hidden, int steps, int warmup, uint64_t seed) {
-    lesson L;
-    wb_step step = {0};   /* one step: forward() eagerly, or (graph) one replay of its capture */
-    wb_steps timed = {0}; /* the measured steps' events and times */
-    int tokens = batch * seq;
-    int rc = WB_FAIL;
-
-    if (lesson_init(&L, v, tokens, dim, hidden, seed) != WB_OK) goto done;
-    wb_step_init(&step, L.stream, step_forward, &L);
-    if (v == VARIANT_GRAPH) {
-        /* One uncaptured merged step first: cuBLAS heuristics and module loading stay outside
-         * the capture. */
-        if (wb_step_run(&step, NULL, NULL, NULL) != WB_OK || wb_step_capture(&step) != WB_OK) goto done;
-    }
-    if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) goto done;
-
-    printf("lesson 03_mlp: variant %s, tokens %d (batch %d x seq %d), dim %d, hidden %d, %d measured steps\n",
-           variant_names[v], tokens, batch, seq, dim, hidden, steps);
-    if (check_result(&L) != WB_OK) {
-        fprintf(stderr, "FAIL: y differs from the CPU reference\n");
-        goto done;
-    }
-    {
-        double bytes = variant_bytes(v, tokens, dim, hidden), flop = mlp_flop(tokens, dim, hidden);
-        double gpu_med = wb_median(timed.gpu_us, steps);
-        wb_steps_print(&timed);
-        printf("per step: %.1f GFLOP, at least %.1f MB through HBM; at the median: %.1f TFLOP/s, %.0f GB/s\n",
-               flop * 1e-9, bytes * 1e-6, flop / gpu_med * 1e-6, bytes / gpu_med * 1e-3);
-        printf("RESULT lesson=03_mlp variant=%s tokens=%d dim=%d hidden=%d steps=%d gpu_us=%.2f "
-               "wall_us=%.2f launch_us=%.2f sync_us=%.2f bytes=%.0f flop=%.0f\n",
-               variant_names[v], tokens, dim, hidden, steps, gpu_med, wb_median(timed.wall_us, steps),
-               wb_median(timed.launch_us, steps), wb_median(timed.sync_us, steps), bytes, flop);
-    }
-    rc = WB_OK;
-done:
-    wb_steps_free(&timed);
-    wb_step_free(&step);
-    lesson_free(&L);
-    return rc;
+static const char *validate(const void *ctx) {
+    const lesson *L = (const lesson *)ctx;
+    long long tokens = (long long)L->batch * L->seq;
+    if (tokens > (1ll << 24) || tokens * 2 * L->hidden > (1ll << 31) || tokens * L->dim > (1ll << 31) ||
+        2ll * L->hidden * L->dim > (1ll << 31))
+        return "shapes too large (each matrix must stay under 2^31 elements)";
+    return NULL;
 }
 
 int main(int argc, char **argv) {
-    const char *variant_name = "eager"; /* eager | fused | merged | graph */
-    int batch = 64;                     /* the series: --batch 64 --seq 128 --dim 768 --hidden 3072 */
-    int seq = 128;
-    int dim = 768;
-    int hidden = 3072;
-    int steps = 20;                     /* measured steps; lesson.yaml uses 3 */
-    int warmup = 5;                     /* unmeasured steps first */
-    int seed = 1;                       /* random inputs */
-
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'}, {"batch", required_argument, NULL, 'b'},
-        {"seq", required_argument, NULL, 'q'},     {"dim", required_argument, NULL, 'd'},
-        {"hidden", required_argument, NULL, 'H'},  {"steps", required_argument, NULL, 's'},
-        {"warmup", required_argument, NULL, 'w'},  {"seed", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    lesson L = {};
+    L.batch = 64; /* the series: --batch 64 --seq 128 --dim 768 --hidden 3072 */
+    L.seq = 128;
+    L.dim = 768;
+    L.hidden = 3072;
+    const wb_opt options[] = {
+        WB_INT_HELP("batch", &L.batch, 1, 1 << 20, "B", "sequences; tokens = batch * seq"),
+        WB_INT_HELP("seq", &L.seq, 1, 1 << 20, "S", "tokens per sequence"),
+        WB_INT_HELP("dim", &L.dim, 1, 1 << 16, "D", "model width"),
+        WB_INT_HELP("hidden", &L.hidden, 1, 1 << 16, "H", "intermediate width"),
     };
-    int opt, idx = 0;
-    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
-        int bad = 0;
-        switch (opt) {
-        case 'v': variant_name = optarg; break;
-        case 'b': bad = wb_parse_int(optarg, 1, 1 << 20, &batch); break;
-        case 'q': bad = wb_parse_int(optarg, 1, 1 << 20, &seq); break;
-        case 'd': bad = wb_parse_int(optarg, 1, 1 << 16, &dim); break;
-        case 'H': bad = wb_parse_int(optarg, 1, 1 << 16, &hidden); break;
-        case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
-        case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
-        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
-        case 'h': usage(argv[0]); return 0;
-        default: usage(argv[0]); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
-            usage(argv[0]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-        usage(argv[0]);
-        return 2;
-    }
-    long long tokens = (long long)batch * seq;
-    if (tokens > (1ll << 24) || tokens * 2 * hidden > (1ll << 31) || tokens * dim > (1ll << 31) ||
-        2ll * hidden * dim > (1ll << 31)) {
-        fprintf(stderr, "%s: shapes too large (each matrix must stay under 2^31 elements)\n", argv[0]);
-        return 2;
-    }
-    int v = -1;
-    for (int i = 0; i < 4; i++)
-        if (strcmp(variant_name, variant_names[i]) == 0) v = i;
-    if (v < 0) {
-        fprintf(stderr, "%s: unknown variant '%s'\n", argv[0], variant_name);
-        usage(argv[0]);
-        return 2;
-    }
-    return run((variant)v, batch, seq, dim, hidden, steps, warmup, (uint64_t)seed) == WB_OK
-               ? EXIT_SUCCESS : EXIT_FAILURE;
+    static const char *const variants[] = {"eager", "fused", "merged", "graph", NULL};
+
+    wb_lesson_spec spec = {};
+    spec.name = "03_mlp";
+    spec.variants = variants;
+    spec.variant_help = "eager: 3 GEMMs + gelu + mul kernels; fused: 3 GEMMs + one gelu*mul kernel;\n"
+                        "merged: gate and up in one GEMM + the fused kernel; graph: the merged\n"
+                        "step replayed from a CUDA graph";
+    spec.graph_variant = "graph";
+    spec.options = options;
+    spec.n_options = 4;
+    spec.steps = 20; /* lesson.yaml uses 3 */
+    spec.warmup = 5;
+    spec.gpu = WB_GPU_CUBLAS;
+    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};
+    spec.validate = validate;
+    return wb_lesson_main(&spec, &L, argc, argv);
 }

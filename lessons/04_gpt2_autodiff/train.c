@@ -104,65 +104,42 @@ static int apply_preset(options *o, const char *p) {
     return 0;
 }
 
+/* --preset NAME: sets the model and batch (later options override them). */
+static int set_preset(void *o, const char *name) {
+    if (apply_preset((options *)o, name) == 0) return 0;
+    fprintf(stderr, "--preset: unknown preset '%s' (tiny, small or 124m)\n", name);
+    return -1;
+}
+
 /* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
 static int parse_options(options *o, int argc, char **argv) {
     *o = defaults;
-    const wb_num_option nums[] = {
-        {"layers", &o->layers, 0, 0, 1, 1000},          {"heads", &o->heads, 0, 0, 1, 1024},
-        {"width", &o->width, 0, 0, 1, 1 << 16},         {"context", &o->context, 0, 0, 1, 1 << 20},
-        {"seq", &o->seq, 0, 0, 1, 1 << 20},             {"batch", &o->batch, 0, 0, 1, 1 << 20},
-        {"vocab", &o->vocab, 0, 0, 256, 1 << 20},       {"steps", &o->steps, 0, 0, 0, 1 << 30},
-        {"warmup", &o->warmup, 0, 0, 0, 1 << 30},       {"sample-every", &o->sample_every, 0, 0, 0, 1 << 30},
-        {"sample-len", &o->sample_len, 0, 0, 0, 1 << 20}, {"save-every", &o->save_every, 0, 0, 0, 1 << 30},
-        {"profile-warmup", &o->profile_warmup, 0, 0, 0, 1 << 30}, {"log-every", &o->log_every, 0, 0, 0, 1 << 30},
-        {"eval-every", &o->eval_every, 0, 0, 0, 1 << 30}, {"eval-batches", &o->eval_batches, 0, 0, 1, 1 << 20},
-        {"lr", 0, &o->lr, 0, 0, 10},                    {"min-lr-frac", 0, &o->min_lr_frac, 0, 0, 1},
-        {"wd", 0, &o->weight_decay, 0, 0, 10},          {"clip", 0, &o->clip, 0, 0, 1e9},
-        {"dropout", 0, &o->dropout, 0, 0, 0.999},       {"temperature", 0, &o->temperature, 0, 0, 100},
-        {"builtin-bytes", 0, 0, &o->builtin_bytes, 1, 1e12}, {"bpe-bytes", 0, 0, &o->bpe_bytes, 1, 1e12},
-        {"seed", 0, 0, &o->seed, 0, 9e18},
+    const wb_opt opts[] = {
+        WB_STRING("data", &o->data),           WB_STRING("out", &o->out),
+        WB_STRING("backend", &o->backend),     WB_STRING("dtype", &o->dtype),
+        WB_STRING("ops", &o->ops),             WB_STRING("attn", &o->attn),
+        WB_STRING("prompt", &o->prompt),       WB_CALL("preset", o, set_preset),
+        WB_FLAG("resume", &o->resume),         WB_FLAG("graph", &o->graph),
+        WB_FLAG("no-checkpoint", &o->no_checkpoint),
+        WB_INT("layers", &o->layers, 1, 1000), WB_INT("heads", &o->heads, 1, 1024),
+        WB_INT("width", &o->width, 1, 1 << 16), WB_INT("context", &o->context, 1, 1 << 20),
+        WB_INT("seq", &o->seq, 1, 1 << 20),    WB_INT("batch", &o->batch, 1, 1 << 20),
+        WB_INT("vocab", &o->vocab, 256, 1 << 20), WB_INT("steps", &o->steps, 0, 1 << 30),
+        WB_INT("warmup", &o->warmup, 0, 1 << 30), WB_INT("sample-every", &o->sample_every, 0, 1 << 30),
+        WB_INT("sample-len", &o->sample_len, 0, 1 << 20), WB_INT("save-every", &o->save_every, 0, 1 << 30),
+        WB_INT("profile-warmup", &o->profile_warmup, 0, 1 << 30),
+        WB_INT("log-every", &o->log_every, 0, 1 << 30),
+        WB_INT("eval-every", &o->eval_every, 0, 1 << 30),
+        WB_INT("eval-batches", &o->eval_batches, 1, 1 << 20),
+        WB_DOUBLE("lr", &o->lr, 0, 10),        WB_DOUBLE("min-lr-frac", &o->min_lr_frac, 0, 1),
+        WB_DOUBLE("wd", &o->weight_decay, 0, 10), WB_DOUBLE("clip", &o->clip, 0, 1e9),
+        WB_DOUBLE("dropout", &o->dropout, 0, 0.999), WB_DOUBLE("temperature", &o->temperature, 0, 100),
+        WB_I64("builtin-bytes", &o->builtin_bytes, 1, 1e12), WB_I64("bpe-bytes", &o->bpe_bytes, 1, 1e12),
+        WB_I64("seed", &o->seed, 0, 9e18),
     };
-    const int n_nums = (int)(sizeof nums / sizeof nums[0]);
-    enum { O_DATA = 1000, O_OUT, O_BACKEND, O_DTYPE, O_OPS, O_ATTN, O_PROMPT, O_PRESET, O_RESUME, O_GRAPH, O_NOCK, O_NUM };
-    struct option longs[64] = {
-        {"data", required_argument, 0, O_DATA},       {"out", required_argument, 0, O_OUT},
-        {"backend", required_argument, 0, O_BACKEND}, {"dtype", required_argument, 0, O_DTYPE},
-        {"ops", required_argument, 0, O_OPS},         {"attn", required_argument, 0, O_ATTN},
-        {"prompt", required_argument, 0, O_PROMPT},   {"preset", required_argument, 0, O_PRESET},
-        {"resume", no_argument, 0, O_RESUME},         {"graph", no_argument, 0, O_GRAPH},
-        {"no-checkpoint", no_argument, 0, O_NOCK},    {"help", no_argument, 0, 'h'},
-    };
-    int nl = 12;
-    if (wb_num_options_append(longs, &nl, 64, nums, n_nums, O_NUM) != 0) return -1;
-    opterr = 0;
-    int c, idx;
-    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
-        if (c >= O_NUM && c < O_NUM + n_nums) {
-            if (wb_num_option_set(&nums[c - O_NUM], optarg) != 0) return -1;
-            continue;
-        }
-        switch (c) {
-        case 'h': usage(stdout, argv[0]); return 1;
-        case O_DATA: o->data = optarg; break;
-        case O_OUT: o->out = optarg; break;
-        case O_BACKEND: o->backend = optarg; break;
-        case O_DTYPE: o->dtype = optarg; break;
-        case O_OPS: o->ops = optarg; break;
-        case O_ATTN: o->attn = optarg; break;
-        case O_PROMPT: o->prompt = optarg; break;
-        case O_RESUME: o->resume = 1; break;
-        case O_GRAPH: o->graph = 1; break;
-        case O_NOCK: o->no_checkpoint = 1; break;
-        case O_PRESET:
-            if (apply_preset(o, optarg) != 0) {
-                fprintf(stderr, "--preset: unknown preset '%s' (tiny, small or 124m)\n", optarg);
-                return -1;
-            }
-            break;
-        default: return wb_option_refused(argv);
-        }
-    }
-    if (wb_options_done(argc, argv) != 0) return -1;
+    int rc = wb_opts_parse(opts, (int)(sizeof opts / sizeof opts[0]), argc, argv);
+    if (rc == 1) usage(stdout, argv[0]);
+    if (rc != 0) return rc;
     if (o->seq == 0) o->seq = o->context;
     const char *bad = NULL;
     if (strcmp(o->backend, "cuda") && strcmp(o->backend, "cpu")) bad = "--backend must be cuda or cpu";

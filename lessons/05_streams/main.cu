@@ -29,10 +29,10 @@
  * measured rates); then the overlapped pipeline takes less than half the time of the pinned one,
  * which runs the same operations one after another.
  *
- * Program order: setup (buffers, streams, events, random input), warm-up steps, --steps measured
- * steps between cudaProfilerStart and cudaProfilerStop (common/wb_steps.c), one chunk's stages
- * timed on their own (outside the profiled window), then the check of every chunk's result
- * against a CPU reference.
+ * Program order (common/wb_lesson.c, every lesson's frame): setup (buffers, streams, events,
+ * random input), warm-up steps, --steps measured steps between cudaProfilerStart and
+ * cudaProfilerStop (common/wb_steps.c), one chunk's stages timed on their own (outside the
+ * profiled window), then the check of every chunk's result against a CPU reference.
  *
  * NVTX ranges (the lesson's interface; lesson.yaml lists them; * = made by common/wb_steps.c):
  *   step *     one measured step: the pipeline, then the synchronize
@@ -48,7 +48,6 @@
  * wrong result, 2 on bad usage.
  */
 #include <cuda_runtime.h>
-#include <getopt.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,8 +57,8 @@
 #include "wb_args.h"
 #include "wb_check.h"
 #include "wb_compare.h"
+#include "wb_lesson.h"
 #include "wb_random.h"
-#include "wb_steps.h"
 #include "wb_timing.h"
 
 /* y <- DECAY * y + x: a first-order recurrence, the kind of per-element loop a filter runs. With
@@ -90,22 +89,19 @@ __global__ void k_recurrence(float *y, const float *x, size_t n, int work) {
 
 /* ---- the lesson's state --------------------------------------------------------------------- */
 
-typedef enum {
-    VARIANT_SERIAL,
-    VARIANT_PINNED,
-    VARIANT_OVERLAPPED,
-    VARIANT_PAGEABLE_ASYNC,
-    VARIANT_DEFAULT_STREAM,
-    VARIANT_COUNT
-} variant;
+typedef enum { VARIANT_SERIAL, VARIANT_PINNED, VARIANT_OVERLAPPED, VARIANT_PAGEABLE_ASYNC, VARIANT_DEFAULT_STREAM } variant;
 
-static const char *variant_names[VARIANT_COUNT] = {"serial", "pinned", "overlapped", "pageable-async", "default-stream"};
+typedef struct {
+    double upload_us, compute_us, download_us; /* medians over STAGE_REPEATS */
+} stage_times;
 
 typedef struct {
     variant v;
-    int chunks;             /* pieces the input is cut into */
+    int chunks;             /* pieces the input is cut into (--chunks) */
+    int chunk_mib;          /* MiB per chunk (--chunk-mib) */
+    int streams;            /* --streams: the lanes of overlapped, pageable-async and default-stream */
     size_t chunk_elems;     /* floats per chunk */
-    int work;               /* recurrence steps per element */
+    int work;               /* recurrence steps per element (--work) */
     int pinned;             /* host buffers from cudaMallocHost (1) or malloc (0) */
     int async;              /* cudaMemcpyAsync (1) or cudaMemcpy (0) */
     int stray_memset;       /* default-stream: a cudaMemsetAsync on the legacy stream per chunk */
@@ -118,14 +114,14 @@ typedef struct {
     cudaStream_t *lanes;    /* (n_lanes) chunk c runs on lanes[c % n_lanes] */
     cudaEvent_t fork;       /* recorded on stream at the start: every lane waits for it */
     cudaEvent_t *joined;    /* (n_lanes) recorded on each lane at the end: stream waits for them */
+    stage_times stages;     /* one chunk's stages alone, after the measured steps */
 } lesson;
 
-static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int streams, int work, uint64_t seed) {
-    memset(L, 0, sizeof *L);
-    L->v = v;
-    L->chunks = chunks;
-    L->chunk_elems = ((size_t)chunk_mib << 20) / sizeof(float);
-    L->work = work;
+static int lesson_init(void *ctx, wb_lesson_run *run) {
+    lesson *L = (lesson *)ctx;
+    variant v = L->v = (variant)run->variant;
+    int chunks = L->chunks;
+    L->chunk_elems = ((size_t)L->chunk_mib << 20) / sizeof(float);
     L->pinned = v == VARIANT_PINNED || v == VARIANT_OVERLAPPED || v == VARIANT_DEFAULT_STREAM;
     L->async = v != VARIANT_SERIAL;
     L->stray_memset = v == VARIANT_DEFAULT_STREAM;
@@ -138,7 +134,7 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
         L->host_in = (float *)malloc(bytes);
         L->host_out = (float *)malloc(bytes);
         if (!L->host_in || !L->host_out) {
-            fprintf(stderr, "out of host memory for %d chunks of %d MiB\n", chunks, chunk_mib);
+            fprintf(stderr, "out of host memory for %d chunks of %d MiB\n", chunks, L->chunk_mib);
             return WB_FAIL;
         }
     }
@@ -148,13 +144,13 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
     /* Random input; the output filled with NaN bits (and so every page touched now, not during
      * the measurement), so that a chunk nobody downloads cannot pass the check. */
     wb_rng rng;
-    wb_rng_seed(&rng, seed);
+    wb_rng_seed(&rng, run->seed);
     wb_fill_uniform(L->host_in, (size_t)chunks * L->chunk_elems, &rng, -1.0f, 1.0f);
     memset(L->host_out, 0xFF, bytes);
 
     /* serial runs on the legacy default stream (0), as a first CUDA program does; the others on
      * non-blocking streams, which never wait for the default stream. */
-    L->n_lanes = v == VARIANT_OVERLAPPED || v == VARIANT_PAGEABLE_ASYNC || v == VARIANT_DEFAULT_STREAM ? streams : 1;
+    L->n_lanes = v == VARIANT_OVERLAPPED || v == VARIANT_PAGEABLE_ASYNC || v == VARIANT_DEFAULT_STREAM ? L->streams : 1;
     L->lanes = (cudaStream_t *)calloc((size_t)L->n_lanes, sizeof *L->lanes);
     L->joined = (cudaEvent_t *)calloc((size_t)L->n_lanes, sizeof *L->joined);
     if (!L->lanes || !L->joined) {
@@ -162,6 +158,7 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
         return WB_FAIL;
     }
     if (v != VARIANT_SERIAL) CUDA_CHECK(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking));
+    run->stream = L->stream; /* the step's: its timing events and the forks and joins go there */
     if (L->n_lanes == 1) {
         L->lanes[0] = L->stream;
     } else {
@@ -179,7 +176,8 @@ static int lesson_init(lesson *L, variant v, int chunks, int chunk_mib, int stre
 }
 
 /* Frees what lesson_init made; safe on a partly built lesson. Errors are ignored: we are leaving. */
-static void lesson_free(lesson *L) {
+static void lesson_free(void *ctx) {
+    lesson *L = (lesson *)ctx;
     if (L->n_lanes > 1)
         for (int s = 0; s < L->n_lanes; s++) {
             if (L->lanes[s]) cudaStreamDestroy(L->lanes[s]);
@@ -198,7 +196,6 @@ static void lesson_free(lesson *L) {
     cudaFree(L->dev_out);
     free(L->lanes);
     free(L->joined);
-    memset(L, 0, sizeof *L);
 }
 
 /* ---- one chunk's stages --------------------------------------------------------------------- */
@@ -292,13 +289,11 @@ static int pipeline(void *ctx) {
 
 /* ---- one chunk's stages on their own -------------------------------------------------------- */
 
-typedef struct {
-    double upload_us, compute_us, download_us; /* medians over STAGE_REPEATS */
-} stage_times;
-
 /* Times each stage of chunk 0 alone, with events on its stream, after the profiled window: what
  * a stage costs when nothing runs beside it, the numbers an overlapped pipeline is judged by. */
-static int time_stages(const lesson *L, stage_times *t) {
+static int time_stages(void *ctx) {
+    lesson *L = (lesson *)ctx;
+    stage_times *t = &L->stages;
     cudaStream_t stream = L->lanes[0];
     cudaEvent_t ev[4];
     double us[3][STAGE_REPEATS];
@@ -328,7 +323,8 @@ static int time_stages(const lesson *L, stage_times *t) {
 /* ---- checking ------------------------------------------------------------------------------- */
 
 /* CHECK_ELEMENTS outputs, spread over all chunks, against the same recurrence run on the CPU. */
-static int check_result(const lesson *L) {
+static int check_result(const void *ctx) {
+    const lesson *L = (const lesson *)ctx;
     size_t n = (size_t)L->chunks * L->chunk_elems;
     size_t m = n < CHECK_ELEMENTS ? n : CHECK_ELEMENTS;
     float *out = (float *)malloc(m * sizeof *out);
@@ -353,124 +349,66 @@ static int check_result(const lesson *L) {
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--variant serial|pinned|overlapped|pageable-async|default-stream] [--chunks N]\n"
-            "          [--chunk-mib M] [--streams S] [--work K] [--steps S] [--warmup W] [--seed X]\n"
-            "  --variant    serial: pageable memory, cudaMemcpy, default stream; pinned: pinned memory,\n"
-            "               cudaMemcpyAsync, one stream; overlapped: pinned, chunks over S streams;\n"
-            "               pageable-async: overlapped's program on pageable memory; default-stream:\n"
-            "               overlapped's with blocking streams and a memset per chunk on the legacy\n"
-            "               default stream (default serial)\n"
-            "  --chunks     pieces the input is cut into (default 8)\n"
-            "  --chunk-mib  MiB of floats per chunk (default 4)\n"
-            "  --streams    streams of overlapped, pageable-async and default-stream (default 3)\n"
-            "  --work       recurrence steps per element, the kernel's cost (default 2048)\n"
-            "  --steps      measured steps, between cudaProfilerStart and cudaProfilerStop (default 10)\n"
-            "  --warmup     unmeasured steps before them (default 2)\n"
-            "  --seed       seed of the random input (default 1)\n",
-            prog);
+/* The run's shape, in the header line. */
+static void describe(const void *ctx, char *words, size_t cap) {
+    const lesson *L = (const lesson *)ctx;
+    snprintf(words, cap, "%d chunks of %d MiB, %d stream%s, work %d", L->chunks, L->chunk_mib, L->n_lanes,
+             L->n_lanes == 1 ? "" : "s", L->work);
 }
 
-/* The timing table, one chunk's stages alone, and the pipeline's wall time against their sum. */
-static void print_report(const lesson *L, const wb_steps *timed, const stage_times *st, int steps) {
-    wb_steps_print(timed);
+/* One chunk's stages alone, the pipeline's wall time against their sum, and the RESULT fields. */
+static void report(const void *ctx, const wb_steps *timed, wb_result *r) {
+    const lesson *L = (const lesson *)ctx;
+    const stage_times *st = &L->stages;
     double mib = (double)(L->chunk_elems * sizeof(float)) / 1048576.0;
     double sum = L->chunks * (st->upload_us + st->compute_us + st->download_us);
-    double wall = wb_median(timed->wall_us, steps);
+    double wall = wb_median(timed->wall_us, timed->n);
     printf("one chunk alone: upload %.1f us (%.1f GB/s), compute %.1f us, download %.1f us (%.1f GB/s)\n",
            st->upload_us, mib * 1048576.0 / st->upload_us / 1e3, st->compute_us, st->download_us,
            mib * 1048576.0 / st->download_us / 1e3);
     printf("sum of the stages of %d chunks: %.1f us; wall time per step: %.1f us (%.2f of the sum)\n", L->chunks, sum,
            wall, wall / sum);
-    printf("RESULT lesson=05_streams variant=%s chunks=%d chunk_mib=%.0f streams=%d work=%d steps=%d gpu_us=%.2f "
-           "wall_us=%.2f upload_us=%.2f compute_us=%.2f download_us=%.2f stage_sum_us=%.2f\n",
-           variant_names[L->v], L->chunks, mib, L->n_lanes, L->work, steps, wb_median(timed->gpu_us, steps), wall,
-           st->upload_us, st->compute_us, st->download_us, sum);
+    wb_result_add(r, "chunks=%d chunk_mib=%.0f streams=%d work=%d", L->chunks, mib, L->n_lanes, L->work);
+    wb_result_steps(r, timed);
+    wb_result_add(r, "upload_us=%.2f compute_us=%.2f download_us=%.2f stage_sum_us=%.2f", st->upload_us,
+                  st->compute_us, st->download_us, sum);
 }
 
-static int run(variant v, int chunks, int chunk_mib, int streams, int work, int steps, int warmup, uint64_t seed) {
-    lesson L;
-    wb_step step = {0};
-    wb_steps timed = {0};
-    stage_times st;
-    int rc = WB_FAIL;
-
-    if (lesson_init(&L, v, chunks, chunk_mib, streams, work, seed) != WB_OK) goto done;
-    wb_step_init(&step, L.stream, pipeline, &L);
-    if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) goto done;
-    if (time_stages(&L, &st) != WB_OK) goto done;
-
-    printf("lesson 05_streams: variant %s, %d chunks of %d MiB, %d stream%s, work %d, %d measured steps\n",
-           variant_names[v], chunks, chunk_mib, L.n_lanes, L.n_lanes == 1 ? "" : "s", work, steps);
-    if (check_result(&L) != WB_OK) {
-        fprintf(stderr, "FAIL: the downloaded results differ from the CPU reference\n");
-        goto done;
-    }
-    print_report(&L, &timed, &st, steps);
-    rc = WB_OK;
-done:
-    wb_steps_free(&timed);
-    wb_step_free(&step);
-    lesson_free(&L);
-    return rc;
+static const char *validate(const void *ctx) {
+    const lesson *L = (const lesson *)ctx;
+    if ((long long)L->chunks * L->chunk_mib > 8192)
+        return "more than 8 GiB of input (--chunks x --chunk-mib); use fewer or smaller chunks";
+    return NULL;
 }
 
 int main(int argc, char **argv) {
-    const char *variant_name = "serial"; /* serial | pinned | overlapped | pageable-async | default-stream */
-    int chunks = 8;                      /* pieces of the input */
-    int chunk_mib = 4;                   /* 4 MiB: copies long enough to run at PCIe's full rate */
-    int streams = 3;                     /* upload, compute and download of three chunks at once */
-    int work = 2048;                     /* sized so one chunk computes about as long as it copies */
-    int steps = 10;                      /* measured steps; lesson.yaml uses 3 */
-    int warmup = 2;                      /* unmeasured steps first */
-    int seed = 1;                        /* random input */
-
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'}, {"chunks", required_argument, NULL, 'c'},
-        {"chunk-mib", required_argument, NULL, 'm'}, {"streams", required_argument, NULL, 'n'},
-        {"work", required_argument, NULL, 'k'},    {"steps", required_argument, NULL, 's'},
-        {"warmup", required_argument, NULL, 'w'},  {"seed", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    lesson L = {};
+    L.chunks = 8;     /* pieces of the input */
+    L.chunk_mib = 4;  /* 4 MiB: copies long enough to run at PCIe's full rate */
+    L.streams = 3;    /* upload, compute and download of three chunks at once */
+    L.work = 2048;    /* sized so one chunk computes about as long as it copies */
+    const wb_opt options[] = {
+        WB_INT_HELP("chunks", &L.chunks, 1, 256, "N", "pieces the input is cut into"),
+        WB_INT_HELP("chunk-mib", &L.chunk_mib, 1, 1024, "M", "MiB of floats per chunk"),
+        WB_INT_HELP("streams", &L.streams, 2, 32, "S", "streams of overlapped, pageable-async and default-stream"),
+        WB_INT_HELP("work", &L.work, 0, 1 << 20, "K", "recurrence steps per element, the kernel's cost"),
     };
-    int opt, idx = 0;
-    while ((opt = getopt_long(argc, argv, "h", options, &idx)) != -1) {
-        int bad = 0;
-        switch (opt) {
-        case 'v': variant_name = optarg; break;
-        case 'c': bad = wb_parse_int(optarg, 1, 256, &chunks); break;
-        case 'm': bad = wb_parse_int(optarg, 1, 1024, &chunk_mib); break;
-        case 'n': bad = wb_parse_int(optarg, 2, 32, &streams); break;
-        case 'k': bad = wb_parse_int(optarg, 0, 1 << 20, &work); break;
-        case 's': bad = wb_parse_int(optarg, 1, 100000, &steps); break;
-        case 'w': bad = wb_parse_int(optarg, 0, 100000, &warmup); break;
-        case 'r': bad = wb_parse_int(optarg, 0, 1 << 30, &seed); break;
-        case 'h': usage(argv[0]); return 0;
-        default: usage(argv[0]); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "%s: bad value '%s' for --%s\n", argv[0], optarg, options[idx].name);
-            usage(argv[0]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-        usage(argv[0]);
-        return 2;
-    }
-    int v = 0;
-    while (v < VARIANT_COUNT && strcmp(variant_name, variant_names[v]) != 0) v++;
-    if (v == VARIANT_COUNT) {
-        fprintf(stderr, "%s: unknown variant '%s'\n", argv[0], variant_name);
-        usage(argv[0]);
-        return 2;
-    }
-    if ((long long)chunks * chunk_mib > 8192) {
-        fprintf(stderr, "%s: %d chunks of %d MiB is more than 8 GiB of input; use fewer or smaller chunks\n", argv[0],
-                chunks, chunk_mib);
-        return 2;
-    }
-    return run((variant)v, chunks, chunk_mib, streams, work, steps, warmup, (uint64_t)seed) == WB_OK ? EXIT_SUCCESS
-                                                                                                      : EXIT_FAILURE;
+    static const char *const variants[] = {"serial", "pinned", "overlapped", "pageable-async", "default-stream", NULL};
+
+    wb_lesson_spec spec = {};
+    spec.name = "05_streams";
+    spec.variants = variants;
+    spec.variant_help = "serial: pageable memory, cudaMemcpy, default stream; pinned: pinned memory,\n"
+                        "cudaMemcpyAsync, one stream; overlapped: pinned, chunks over S streams;\n"
+                        "pageable-async: overlapped's program on pageable memory; default-stream:\n"
+                        "overlapped's with blocking streams and a memset per chunk on the legacy\n"
+                        "default stream";
+    spec.options = options;
+    spec.n_options = 4;
+    spec.steps = 10; /* lesson.yaml uses 3 */
+    spec.warmup = 2;
+    spec.gpu = 0; /* its own streams: serial runs on the legacy default stream */
+    spec.fns = {lesson_init, pipeline, time_stages, check_result, describe, report, lesson_free};
+    spec.validate = validate;
+    return wb_lesson_main(&spec, &L, argc, argv);
 }

@@ -92,53 +92,36 @@ static int apply_preset(options *o, const char *p) {
     return 0;
 }
 
+/* --preset NAME: sets the model (later options override it). */
+static int set_preset(void *o, const char *name) {
+    if (apply_preset((options *)o, name) == 0) return 0;
+    fprintf(stderr, "--preset: unknown preset '%s' (tiny or 124m)\n", name);
+    return -1;
+}
+
 /* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
 static int parse_options(options *o, int argc, char **argv) {
     *o = defaults;
-    const wb_num_option nums[] = {
-        {"world-size", &o->world, 0, 0, 1, DP_MAX_RANKS}, {"layers", &o->layers, 0, 0, 1, 1000},
-        {"heads", &o->heads, 0, 0, 1, 1024},              {"width", &o->width, 0, 0, 1, 1 << 16},
-        {"context", &o->context, 0, 0, 1, 1 << 20},       {"seq", &o->seq, 0, 0, 1, 1 << 20},
-        {"batch", &o->batch, 0, 0, 1, 1 << 20},           {"vocab", &o->vocab, 0, 0, 256, 1 << 20},
-        {"steps", &o->steps, 0, 0, 1, 1 << 30},           {"warmup", &o->warmup, 0, 0, 0, 1 << 30},
-        {"profile-warmup", &o->profile_warmup, 0, 0, 0, 1 << 30}, {"log-every", &o->log_every, 0, 0, 0, 1 << 30},
-        {"lr", 0, &o->lr, 0, 0, 10},                      {"min-lr-frac", 0, &o->min_lr_frac, 0, 0, 1},
-        {"wd", 0, &o->weight_decay, 0, 0, 10},            {"clip", 0, &o->clip, 0, 0, 1e9},
-        {"bucket-mb", 0, &o->bucket_mb, 0, 0.001, 1e6},   {"builtin-bytes", 0, 0, &o->builtin_bytes, 1, 1e12},
-        {"bpe-bytes", 0, 0, &o->bpe_bytes, 1, 1e12},      {"seed", 0, 0, &o->seed, 0, 9e18},
+    const wb_opt opts[] = {
+        WB_STRING("variant", &o->variant),   WB_STRING("data", &o->data),
+        WB_STRING("dtype", &o->dtype),       WB_STRING("attn", &o->attn),
+        WB_CALL("preset", o, set_preset),
+        WB_INT("world-size", &o->world, 1, DP_MAX_RANKS), WB_DOUBLE("bucket-mb", &o->bucket_mb, 0.001, 1e6),
+        WB_INT("layers", &o->layers, 1, 1000), WB_INT("heads", &o->heads, 1, 1024),
+        WB_INT("width", &o->width, 1, 1 << 16), WB_INT("context", &o->context, 1, 1 << 20),
+        WB_INT("seq", &o->seq, 1, 1 << 20),    WB_INT("batch", &o->batch, 1, 1 << 20),
+        WB_INT("vocab", &o->vocab, 256, 1 << 20), WB_INT("steps", &o->steps, 1, 1 << 30),
+        WB_INT("warmup", &o->warmup, 0, 1 << 30),
+        WB_INT("profile-warmup", &o->profile_warmup, 0, 1 << 30),
+        WB_INT("log-every", &o->log_every, 0, 1 << 30),
+        WB_DOUBLE("lr", &o->lr, 0, 10),        WB_DOUBLE("min-lr-frac", &o->min_lr_frac, 0, 1),
+        WB_DOUBLE("wd", &o->weight_decay, 0, 10), WB_DOUBLE("clip", &o->clip, 0, 1e9),
+        WB_I64("builtin-bytes", &o->builtin_bytes, 1, 1e12), WB_I64("bpe-bytes", &o->bpe_bytes, 1, 1e12),
+        WB_I64("seed", &o->seed, 0, 9e18),
     };
-    const int n_nums = (int)(sizeof nums / sizeof nums[0]);
-    enum { O_VARIANT = 1000, O_DATA, O_DTYPE, O_ATTN, O_PRESET, O_NUM };
-    struct option longs[64] = {
-        {"variant", required_argument, 0, O_VARIANT}, {"data", required_argument, 0, O_DATA},
-        {"dtype", required_argument, 0, O_DTYPE},     {"attn", required_argument, 0, O_ATTN},
-        {"preset", required_argument, 0, O_PRESET},   {"help", no_argument, 0, 'h'},
-    };
-    int nl = 6;
-    if (wb_num_options_append(longs, &nl, 64, nums, n_nums, O_NUM) != 0) return -1;
-    opterr = 0;
-    int c, idx;
-    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
-        if (c >= O_NUM && c < O_NUM + n_nums) {
-            if (wb_num_option_set(&nums[c - O_NUM], optarg) != 0) return -1;
-            continue;
-        }
-        switch (c) {
-        case 'h': usage(stdout, argv[0]); return 1;
-        case O_VARIANT: o->variant = optarg; break;
-        case O_DATA: o->data = optarg; break;
-        case O_DTYPE: o->dtype = optarg; break;
-        case O_ATTN: o->attn = optarg; break;
-        case O_PRESET:
-            if (apply_preset(o, optarg) != 0) {
-                fprintf(stderr, "--preset: unknown preset '%s' (tiny or 124m)\n", optarg);
-                return -1;
-            }
-            break;
-        default: return wb_option_refused(argv);
-        }
-    }
-    if (wb_options_done(argc, argv) != 0) return -1;
+    int rc = wb_opts_parse(opts, (int)(sizeof opts / sizeof opts[0]), argc, argv);
+    if (rc == 1) usage(stdout, argv[0]);
+    if (rc != 0) return rc;
     if (o->seq == 0) o->seq = o->context;
     const char *bad = NULL;
     if (strcmp(o->variant, "overlap") && strcmp(o->variant, "no-overlap")) bad = "--variant must be overlap or no-overlap";

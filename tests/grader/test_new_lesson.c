@@ -76,8 +76,9 @@ Test(new_lesson, makes_a_lesson_the_grader_reads) {
     free(text);
     wb_answer_key_free(&k);
 
-    /* the program: NVTX ranges of lesson.yaml (step and sync come from the shared harness,
-     * common/wb_steps.c, which also opens and closes the profiled window), the build line */
+    /* the program: NVTX ranges of lesson.yaml (step and sync come from the shared frame,
+     * common/wb_lesson.c and wb_steps.c, which also open and close the profiled window), the
+     * build line */
     snprintf(path, sizeof path, "%s/main.cu", dir);
     text = fixture_read(path);
     for (size_t i = 0; i < l.n_ranges; i++) {
@@ -86,7 +87,7 @@ Test(new_lesson, makes_a_lesson_the_grader_reads) {
         snprintf(push, sizeof push, "nvtxRangePushA(\"%s\")", l.ranges[i]);
         cr_expect(strstr(text, push), "main.cu pushes no range %s", l.ranges[i]);
     }
-    cr_expect(strstr(text, "wb_steps_measure("), "the steps run through the shared harness");
+    cr_expect(strstr(text, "wb_lesson_main(&spec"), "the program runs in the lessons' shared frame");
     cr_expect(strstr(text, "CUDA_CHECK_LAUNCH()"), "checks the last error after a launch");
     cr_expect(!strstr(text, "@"), "every placeholder substituted");
     free(text);

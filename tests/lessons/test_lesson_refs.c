@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "wb_activations.h"
 #include "wb_args.h"
@@ -91,35 +92,67 @@ Test(lesson_args, parses_numbers_in_range_only) {
     cr_assert_eq(v, -7, "a rejected value leaves the output alone");
 }
 
-/* The numeric-option table lessons 04 and 06 build their getopt_long options from. */
-static int parse_with_table(int argc, char **argv, int *layers, double *lr, long long *seed) {
-    const wb_num_option nums[] = {{"layers", layers, 0, 0, 1, 1000}, {"lr", 0, lr, 0, 0, 10}, {"seed", 0, 0, seed, 0, 9e18}};
-    struct option longs[8] = {{"help", no_argument, 0, 'h'}};
-    int n = 1, c, idx;
-    cr_assert_eq(wb_num_options_append(longs, &n, 8, nums, 3, 1000), 0);
-    cr_assert_eq(n, 4);
-    cr_assert_null(longs[4].name, "the table ends with the zero entry");
-    optind = 0, opterr = 0; /* 0: glibc starts over (1 would keep its state from the last parse) */
-    while ((c = getopt_long(argc, argv, "h", longs, &idx)) != -1) {
-        if (c >= 1000 && c < 1003) {
-            if (wb_num_option_set(&nums[c - 1000], optarg) != 0) return -1;
-        } else if (c != 'h') return wb_option_refused(argv);
+/* The option table every lesson program's options go through (wb_opts_parse). */
+static int preset_calls;
+static int set_preset(void *layers, const char *name) {
+    preset_calls++;
+    if (strcmp(name, "big")) {
+        fprintf(stderr, "--preset: unknown preset '%s'\n", name);
+        return -1;
     }
-    return wb_options_done(argc, argv);
+    *(int *)layers = 48;
+    return 0;
 }
 
-Test(lesson_args, numeric_option_table_stores_each_kind) {
+static int parse_with_table(int argc, char **argv, int *layers, double *lr, long long *seed) {
+    static const char *data;
+    static int graph;
+    const wb_opt opts[] = {
+        WB_INT("layers", layers, 1, 1000), WB_DOUBLE("lr", lr, 0, 10), WB_I64("seed", seed, 0, 9e18),
+        WB_STRING("data", &data),          WB_FLAG("graph", &graph),
+        WB_CALL("preset", layers, set_preset),
+    };
+    data = "builtin", graph = 0;
+    int rc = wb_opts_parse(opts, 6, argc, argv);
+    if (rc == 0) cr_assert(graph == 0 || !strcmp(data, "stories"), "flag and string taken together in the test");
+    return rc;
+}
+
+Test(lesson_args, option_table_stores_each_kind) {
     int layers = 0;
     double lr = 0;
     long long seed = 0;
-    char *argv[] = {"prog", "--layers", "12", "--lr=3e-4", "--seed", "123456789012", NULL};
-    cr_assert_eq(parse_with_table(6, argv, &layers, &lr, &seed), 0);
+    char *argv[] = {"prog", "--layers", "12", "--lr=3e-4", "--seed", "123456789012", "--data", "stories", "--graph", NULL};
+    cr_assert_eq(parse_with_table(9, argv, &layers, &lr, &seed), 0);
     cr_assert_eq(layers, 12);
     cr_assert_float_eq(lr, 3e-4, 1e-12);
     cr_assert_eq(seed, 123456789012LL);
 }
 
-Test(lesson_args, numeric_option_table_names_what_is_wrong, .init = cr_redirect_stderr) {
+Test(lesson_args, option_table_applies_options_in_order) {
+    int layers = 0;
+    double lr = 0;
+    long long seed = 0;
+    char *preset_then_layers[] = {"prog", "--preset", "big", "--layers", "6", NULL};
+    cr_assert_eq(parse_with_table(5, preset_then_layers, &layers, &lr, &seed), 0);
+    cr_assert_eq(layers, 6, "an option after --preset overrides it");
+    char *layers_then_preset[] = {"prog", "--layers", "6", "--preset", "big", NULL};
+    cr_assert_eq(parse_with_table(5, layers_then_preset, &layers, &lr, &seed), 0);
+    cr_assert_eq(layers, 48, "--preset after an option overrides it");
+    cr_assert_eq(preset_calls, 2);
+}
+
+Test(lesson_args, option_table_says_help) {
+    int layers = 0;
+    double lr = 0;
+    long long seed = 0;
+    char *help[] = {"prog", "--layers", "3", "--help", NULL};
+    cr_assert_eq(parse_with_table(4, help, &layers, &lr, &seed), 1);
+    char *h[] = {"prog", "-h", NULL};
+    cr_assert_eq(parse_with_table(2, h, &layers, &lr, &seed), 1);
+}
+
+Test(lesson_args, option_table_names_what_is_wrong, .init = cr_redirect_stderr) {
     int layers = 0;
     double lr = 0;
     long long seed = 0;
@@ -132,17 +165,23 @@ Test(lesson_args, numeric_option_table_names_what_is_wrong, .init = cr_redirect_
     char *left_over[] = {"prog", "--layers", "2", "extra", NULL};
     cr_assert_eq(parse_with_table(4, left_over, &layers, &lr, &seed), -1);
     cr_assert_eq(layers, 2, "options before the stray argument were taken");
+    char *bad_preset[] = {"prog", "--preset", "huge", NULL};
+    cr_assert_eq(parse_with_table(3, bad_preset, &layers, &lr, &seed), -1);
+    char *flag_value[] = {"prog", "--graph=yes", NULL};
+    cr_assert_eq(parse_with_table(2, flag_value, &layers, &lr, &seed), -1);
     fflush(stderr);
     cr_assert_stderr_eq_str("--layers: 'abc' is not a whole number in [1, 1000]\n"
                             "unknown option: --colour\n"
                             "an option needs a value: --lr\n"
-                            "unexpected argument 'extra' (options start with --)\n");
+                            "unexpected argument 'extra' (options start with --)\n"
+                            "--preset: unknown preset 'huge'\n"
+                            "an option without a value was given one: --graph=yes\n");
 }
 
-Test(lesson_args, numeric_option_table_refuses_to_overflow) {
-    const wb_num_option nums[] = {{"a", 0, 0, 0, 0, 1}, {"b", 0, 0, 0, 0, 1}};
-    struct option longs[3];
-    int n = 1;
-    cr_assert_eq(wb_num_options_append(longs, &n, 3, nums, 2, 1000), -1, "2 options + the zero entry after 1 need 4");
-    cr_assert_eq(n, 1, "nothing appended");
+Test(lesson_args, option_table_refuses_to_overflow, .init = cr_redirect_stderr) {
+    static wb_opt many[WB_OPTS_MAX + 1];
+    static int v;
+    for (int i = 0; i <= WB_OPTS_MAX; i++) many[i] = (wb_opt)WB_FLAG("x", &v);
+    char *argv[] = {"prog", NULL};
+    cr_assert_eq(wb_opts_parse(many, WB_OPTS_MAX + 1, 1, argv), -1);
 }

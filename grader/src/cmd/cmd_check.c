@@ -139,25 +139,7 @@ static int ready_to_answer(void) {
 /* ---- open predictions (~) ----------------------------------------------------------------- */
 
 static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, size_t cap) {
-    switch (f->kind) {
-    case WB_FACT_KERNELS: snprintf(buf, cap, "GPU kernels launched in range '%s' (memsets and memcpys not counted)", p->range); break;
-    case WB_FACT_GEMMS: snprintf(buf, cap, "of those kernels, matrix multiplies (GEMMs)"); break;
-    case WB_FACT_MEMSETS: snprintf(buf, cap, "memset operations on the GPU in range '%s'", p->range); break;
-    case WB_FACT_MEMCPYS: snprintf(buf, cap, "memcpy operations in range '%s'", p->range); break;
-    case WB_FACT_KERNELS_NAMED:
-        if (f->has_regex) snprintf(buf, cap, "kernels in range '%s' whose name matches /%s/", p->range, f->key + 3);
-        else snprintf(buf, cap, "kernels in range '%s' whose name contains '%s'", p->range, f->key);
-        break;
-    case WB_FACT_API_CALLS: snprintf(buf, cap, "calls to %s made in range '%s'", f->key, p->range); break;
-    case WB_FACT_STREAMS: snprintf(buf, cap, "distinct streams the GPU work of range '%s' ran on", p->range); break;
-    case WB_FACT_MEMCPYS_NAMED: snprintf(buf, cap, "memcpys in range '%s' that are '%s'", p->range, f->key); break;
-    case WB_FACT_OVERLAP_US:
-        snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once (within 25%%)", p->range);
-        break;
-    case WB_FACT_GPU_US: snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", p->range); break;
-    case WB_FACT_WALL_US: snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", p->range); break;
-    case WB_FACT_BOUND: snprintf(buf, cap, "where range '%s' spends its time: overhead (1), memory (2) or compute (3)", p->range); break;
-    }
+    wb_fact_kind_get(f->kind)->describe(f, p->range, buf, cap);
 }
 
 static void list_open(FILE *f, const wb_prediction_set *p) {
@@ -194,7 +176,8 @@ static void on_interrupt(int sig) { interrupted = sig; }
  * the file's (predictions.c): whole counts, decimal microseconds, a bound's name. */
 static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
     *e = (wb_answer_edit){f->line, f->column, 0, ""};
-    if (f->kind == WB_FACT_BOUND) { /* a name, or its number in the prompt: 1 overhead, 2 memory, 3 compute */
+    wb_fact_value value = wb_fact_kind_get(f->kind)->value;
+    if (value == WB_FACT_VALUE_BOUND) { /* a name, or its number in the prompt: 1 overhead, 2 memory, 3 compute */
         int b = s[0] >= '1' && s[0] <= '0' + WB_BOUND_COUNT && !s[1] ? s[0] - '1' : wb_bound_parse(s);
         if (b < 0) return 0;
         snprintf(e->text, sizeof e->text, "%s", wb_bound_name(b));
@@ -202,7 +185,7 @@ static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
     }
     size_t len = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
     for (size_t i = 0; i < len; i++) dots += s[i] == '.';
-    if (wb_fact_is_time(f->kind)) {
+    if (value == WB_FACT_VALUE_TIME) {
         if (len == 0 || len >= sizeof e->text || strspn(s, "0123456789.") != len || dots > 1 || len == dots) return 0;
         snprintf(e->text, sizeof e->text, "%s", s);
         return 1;

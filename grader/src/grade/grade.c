@@ -181,14 +181,16 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
             g->variant = run->variant;
             g->predicted = f->predicted;
             g->tolerance = wb_lesson_tolerance(l, q->id);
-            if (wb_fact_is_time(f->kind) || f->kind == WB_FACT_BOUND) {
-                /* overlap_us: whole microseconds per occurrence (overlap.h) */
-                double *overlap = f->kind == WB_FACT_OVERLAP_US ? calloc(occ.n + 1, sizeof *overlap) : NULL;
-                for (size_t k = 0; overlap && k < occ.n; k++) overlap[k] = (double)wb_count_fact(&run->capture, &occ.items[k], f);
-                int failed = !gpu || !wall || (f->kind == WB_FACT_OVERLAP_US && !overlap) ||
-                             wb_grade_time_values(g, overlap, gpu, wall, occ.n, l ? wb_lesson_work(l, run->variant, q->range) : NULL,
+            const wb_fact_kind_info *kind = wb_fact_kind_get(f->kind);
+            if (kind->value != WB_FACT_VALUE_COUNT) {
+                /* a time the table counts itself (overlap_us: whole microseconds per occurrence, overlap.h);
+                 * else gpu_us, wall_us and bound come from the range's times */
+                double *own = kind->count ? calloc(occ.n + 1, sizeof *own) : NULL;
+                for (size_t k = 0; own && k < occ.n; k++) own[k] = (double)kind->count(&run->capture, &occ.items[k], f);
+                int failed = !gpu || !wall || (kind->count && !own) ||
+                             wb_grade_time_values(g, own, gpu, wall, occ.n, l ? wb_lesson_work(l, run->variant, q->range) : NULL,
                                                   &rec->calibration);
-                free(overlap);
+                free(own);
                 if (failed) {
                     free(gpu), free(wall), wb_occurrences_free(&occ);
                     return wb_fail(err, WB_EXIT_INPUT, "out of memory");

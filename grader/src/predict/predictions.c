@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "predictions.h"
+#include "fact_kinds.h"
 #include "wb_capture.h"
 #include "wb_base.h"
 
@@ -12,9 +13,7 @@
 #include <string.h>
 
 static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
-static const char *const ITEM_KEYS[] = {"id", "variant", "range", "rank", "kernels", "gemms", "kernels_named",
-                                        "api_calls", "memsets", "memcpys", "memcpys_named", "streams",
-                                        "overlap_us", "gpu_us", "wall_us", "bound", NULL};
+static const char *const ITEM_FIELDS[] = {"id", "variant", "range", "rank"}; /* and a key per fact kind (fact_kinds.h) */
 
 /* A time fact above this many microseconds (a minute) is a typo, not a lesson step. */
 #define MAX_TIME_US 60e6
@@ -29,12 +28,13 @@ int wb_bound_parse(const char *s) {
     return -1;
 }
 
-int wb_fact_is_time(wb_fact_kind kind) { return kind == WB_FACT_OVERLAP_US || kind == WB_FACT_GPU_US || kind == WB_FACT_WALL_US; }
+int wb_fact_is_time(wb_fact_kind kind) { return wb_fact_kind_get(kind)->value == WB_FACT_VALUE_TIME; }
 
 const char *wb_fact_value_text(const wb_fact *f, char *buf, size_t cap) {
+    wb_fact_value kind = wb_fact_kind_get(f->kind)->value;
     if (f->predicted < 0) snprintf(buf, cap, "~");
-    else if (wb_fact_is_time(f->kind)) snprintf(buf, cap, "%g", f->value);
-    else if (f->kind == WB_FACT_BOUND) snprintf(buf, cap, "%s", wb_bound_name(f->predicted));
+    else if (kind == WB_FACT_VALUE_TIME) snprintf(buf, cap, "%g", f->value);
+    else if (kind == WB_FACT_VALUE_BOUND) snprintf(buf, cap, "%s", wb_bound_name(f->predicted));
     else snprintf(buf, cap, "%d", f->predicted);
     return buf;
 }
@@ -75,11 +75,12 @@ static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_k
     snprintf(what, sizeof what, "'%s' of prediction '%s'", label, p->id);
     int v;
     double us = 0;
-    if (wb_fact_is_time(kind)) {
+    wb_fact_value value_kind = wb_fact_kind_get(kind)->value;
+    if (value_kind == WB_FACT_VALUE_TIME) {
         int open;
         if (wb_yaml_decimal(y, value, what, 1, MAX_TIME_US, &us, &open, err)) return err->code;
         v = open ? -1 : 0;
-    } else if (kind == WB_FACT_BOUND) {
+    } else if (value_kind == WB_FACT_VALUE_BOUND) {
         v = wb_yaml_is_null(value) ? -1 : wb_bound_parse(wb_yaml_scalar(value));
         if (v < 0 && !wb_yaml_is_null(value))
             return wb_yaml_fail(err, y, value, "%s must be overhead, memory or compute (or ~), found '%s'", what,
@@ -100,23 +101,9 @@ static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_k
 }
 
 /* A plain API name: cudaLaunchKernel, cuLaunchKernelEx, cudaMemsetAsync... */
-static int is_api_name(const char *s) {
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
-    return 1;
-}
-
-static int has_version_suffix(const char *s) {
-    const char *v = strrchr(s, '_');
-    if (!v || v[1] != 'v' || !v[2]) return 0;
-    for (v += 2; *v; v++)
-        if (*v < '0' || *v > '9') return 0;
-    return 1;
-}
-
-static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_fact_kind kind, const char *group,
-                            wb_error *err) {
+static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, const wb_fact_kind_info *info, wb_error *err) {
+    wb_fact_kind kind = info->kind;
+    const char *group = info->name;
     char what[320];
     snprintf(what, sizeof what, "'%s' of prediction '%s'", group, p->id);
     if (wb_yaml_expect_mapping(y, map, what, NULL, err)) return err->code;
@@ -125,14 +112,8 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, wb_f
         yaml_node_t *v = yaml_document_get_node(&y->doc, pair->value);
         const char *key = wb_yaml_scalar(k);
         if (!key || !*key) return wb_yaml_fail(err, y, k, "%s: a key is empty", what);
-        if (kind == WB_FACT_API_CALLS && !is_api_name(key))
-            return wb_yaml_fail(err, y, k, "%s: '%s' is not an API name (like cudaLaunchKernel)", what, key);
         char why[256];
-        if (kind == WB_FACT_MEMCPYS_NAMED && wb_memcpy_key_check(key, why, sizeof why))
-            return wb_yaml_fail(err, y, k, "%s: %s", what, why);
-        if (kind == WB_FACT_API_CALLS && has_version_suffix(key))
-            return wb_yaml_fail(err, y, k, "%s: write the plain API name without its _vNNNN suffix, e.g. '%.*s'", what,
-                                (int)(strrchr(key, '_') - key), key);
+        if (info->check_key && info->check_key(key, why, sizeof why)) return wb_yaml_fail(err, y, k, "%s: %s", what, why);
         char label[320];
         snprintf(label, sizeof label, "%s.%s", group, key);
         if (read_fact(y, v, p, kind, key, label, err)) return err->code;
@@ -152,7 +133,13 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
                            wb_error *err) {
     char what[320];
     snprintf(what, sizeof what, "entry %zu of %s", index + 1, list_what);
-    if (wb_yaml_expect_mapping(y, item, what, ITEM_KEYS, err)) return err->code;
+    size_t n_kinds, n_keys = 0;
+    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
+    const char *keys[sizeof ITEM_FIELDS / sizeof ITEM_FIELDS[0] + 32];
+    for (size_t i = 0; i < sizeof ITEM_FIELDS / sizeof ITEM_FIELDS[0]; i++) keys[n_keys++] = ITEM_FIELDS[i];
+    for (size_t i = 0; i < n_kinds && n_keys + 1 < sizeof keys / sizeof keys[0]; i++) keys[n_keys++] = kinds[i].name;
+    keys[n_keys] = NULL;
+    if (wb_yaml_expect_mapping(y, item, what, keys, err)) return err->code;
     p->line = wb_yaml_line(item);
     yaml_node_t *id = wb_yaml_get(y, item, "id");
     if (!id) return wb_yaml_fail(err, y, item, "%s has no 'id'; give it one like 'eager-kernels'", what);
@@ -172,30 +159,19 @@ static int read_prediction(wb_yaml *y, yaml_node_t *item, size_t index, const ch
     snprintf(rank_what, sizeof rank_what, "'rank' of %s", what);
     if (rank && wb_yaml_count(y, rank, rank_what, 0, &p->rank, err)) return err->code;
 
-    /* Facts in a fixed order, so reports read the same whatever order the file uses. */
-    static const struct { const char *key; wb_fact_kind kind; } counts[] = {
-        {"kernels", WB_FACT_KERNELS}, {"gemms", WB_FACT_GEMMS}, {"memsets", WB_FACT_MEMSETS}, {"memcpys", WB_FACT_MEMCPYS},
-        {"streams", WB_FACT_STREAMS}};
-    static const struct { const char *key; wb_fact_kind kind; } times[] = {
-        {"overlap_us", WB_FACT_OVERLAP_US}, {"gpu_us", WB_FACT_GPU_US}, {"wall_us", WB_FACT_WALL_US}, {"bound", WB_FACT_BOUND}};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        yaml_node_t *v = wb_yaml_get(y, item, counts[i].key);
-        if (v && read_fact(y, v, p, counts[i].kind, NULL, counts[i].key, err)) return err->code;
+    /* Facts in the table's order, so reports read the same whatever order the file uses. */
+    for (size_t i = 0; i < n_kinds; i++) {
+        yaml_node_t *v = wb_yaml_get(y, item, kinds[i].name);
+        if (!v) continue;
+        if (kinds[i].keyed ? read_keyed_facts(y, v, p, &kinds[i], err) : read_fact(y, v, p, kinds[i].kind, NULL, kinds[i].name, err))
+            return err->code;
     }
-    yaml_node_t *named = wb_yaml_get(y, item, "kernels_named");
-    if (named && read_keyed_facts(y, named, p, WB_FACT_KERNELS_NAMED, "kernels_named", err)) return err->code;
-    yaml_node_t *api = wb_yaml_get(y, item, "api_calls");
-    if (api && read_keyed_facts(y, api, p, WB_FACT_API_CALLS, "api_calls", err)) return err->code;
-    yaml_node_t *copies = wb_yaml_get(y, item, "memcpys_named");
-    if (copies && read_keyed_facts(y, copies, p, WB_FACT_MEMCPYS_NAMED, "memcpys_named", err)) return err->code;
-    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
-        yaml_node_t *v = wb_yaml_get(y, item, times[i].key);
-        if (v && read_fact(y, v, p, times[i].kind, NULL, times[i].key, err)) return err->code;
+    if (p->n_facts == 0) {
+        char names[512] = "";
+        for (size_t i = 0; i < n_kinds; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", kinds[i].name);
+        return wb_yaml_fail(err, y, item, "%s predicts nothing; add at least one of %s", what, names);
     }
-    if (p->n_facts == 0)
-        return wb_yaml_fail(err, y, item, "%s predicts nothing; add at least one of kernels, gemms, kernels_named, "
-                                          "api_calls, memsets, memcpys, memcpys_named, streams, overlap_us, gpu_us, "
-                                          "wall_us, bound", what);
     return 0;
 }
 

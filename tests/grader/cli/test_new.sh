@@ -17,7 +17,7 @@ done
 grep -q "status: unverified" expectations/02_attention.yaml || fail "the key is marked unverified"
 grep -qx "wb_add_lesson(lesson_02_attention SOURCES main.cu)" $L/CMakeLists.txt || fail "CMakeLists.txt"
 grep -qx "<!-- reveal -->" $L/README.md || fail "README has the reveal line"
-grep -q "wb_steps_measure" $L/main.cu && grep -q 'nvtxRangePushA("axpy")' $L/main.cu || fail "main.cu: shared step harness and its own range"
+grep -q "wb_lesson_main(&spec" $L/main.cu && grep -q 'nvtxRangePushA("axpy")' $L/main.cu || fail "main.cu: the lessons' shared frame and its own range"
 
 # the course sees it, in order; its template is the one grader template makes
 out=$("$GRADER" list 2>&1)
