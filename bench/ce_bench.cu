@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <vector>
 
-#include "cuda/cuda_common.cuh"
-#include "cuda/softmax.cu"
+#include "cuda_common.cuh"
+#include "softmax.cu"
 #include "bench_timing.cuh"
 
 static int iters = 20;

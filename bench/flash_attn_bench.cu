@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "cuda/attention.cuh"
+#include "attention.cuh"
 
 namespace mma { /* its own namespace: the engine's kernels of the same names stay apart */
 #include "flash_attn_mma.cuh"

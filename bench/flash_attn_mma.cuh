@@ -2,8 +2,8 @@
  * flash_attn_mma.cuh: lesson 04's flash-attention kernels as they were at main 29e24ba (2026-12-01,
  * rounds 4-5: mma.sync m16n8k16, ldmatrix, cp.async; engine/cuda/attention_forward.cu and
  * attention_backward.cu then), kept for bench_flash_attn to time the engine's current kernels
- * against in the same run. Not built into anything else. Measurements: PERF_NOTES.md, "Round 4:
- * attention"; round 3's kernels (the comparison before) are in git history at 498a0d4.
+ * against in the same run. Not built into anything else. Measurements: docs/performance-history.md,
+ * "Round 4: attention"; round 3's kernels (the comparison before) are in git history at 498a0d4.
  *
  * Only what round 6 changed is kept here: the two main kernels and their mma.sync helpers. The
  * call's descriptor, the copy and conversion instructions (engine/cuda/attention.cuh) and the

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "cuda/cuda_common.cuh"
+#include "cuda_common.cuh"
 
 #define LT(expr)                                                                                   \
     do {                                                                                           \

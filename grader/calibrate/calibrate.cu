@@ -1,7 +1,9 @@
 /*
  * calibrate.cu: wb_calibrate, the program that measures the two ceilings the `bound` fact is
  * judged against, on the GPU it runs on (docs/predictions.md, "Time facts"). The grader runs it
- * (without the capture) before every live capture and stores its output in the recording.
+ * (without the capture) before a live capture (grader check reuses one made on the same GPU, driver
+ * and calibration program less than a day before: calibration_cache.h) and stores its output in
+ * the recording.
  *
  *   copy bandwidth  a device-to-device cudaMemcpyAsync of COPY_BYTES, counted as bytes read plus
  *                   bytes written (2 x COPY_BYTES) per second: what a kernel that streams its

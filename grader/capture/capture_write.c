@@ -3,7 +3,8 @@
  *
  * Also reads what the process itself can say about its software: the driver version (libcuda),
  * and the runtime, cuBLAS and cuBLASLt versions of the copies the program actually loaded, found
- * with dlsym so that the capture library depends on none of them. Demangling uses the C++ ABI's
+ * with dlsym (in the global scope, else in the loaded library itself) so that the capture library
+ * depends on none of them. Demangling uses the C++ ABI's
  * __cxa_demangle from libstdc++, once per distinct kernel name.
  */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <jansson.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +32,41 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 static json_t *int_or_null(int ok, long long v) { return ok ? json_integer(v) : json_null(); }
 
-static json_t *library_version_triplet(const char *symbol) {
+/* Where a library the process loaded is, found by the start of its file name ("libcublas.so"),
+ * into buf; dl_iterate_phdr's callback. */
+typedef struct {
+    const char *stem;
+    char path[4096];
+} loaded_search;
+
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *data) {
+    loaded_search *s = data;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    base = base ? base + 1 : info->dlpi_name;
+    if (!base || strncmp(base, s->stem, strlen(s->stem)) != 0) return 0;
+    snprintf(s->path, sizeof s->path, "%s", info->dlpi_name);
+    return 1;
+}
+
+/* A function of a library the process loaded: from the global scope, else from the library
+ * itself. PyTorch loads cuBLAS as a dependency of an extension module opened RTLD_LOCAL, where
+ * dlsym(RTLD_DEFAULT) cannot see it. NULL when the library is not loaded. */
+static void *loaded_symbol(const char *symbol, const char *library_stem) {
+    void *f = dlsym(RTLD_DEFAULT, symbol);
+    if (f) return f;
+    loaded_search s = {library_stem, ""};
+    if (!dl_iterate_phdr(find_loaded, &s)) return NULL;
+    void *lib = dlopen(s.path, RTLD_NOW | RTLD_NOLOAD); /* never loads a library the program did not */
+    if (!lib) return NULL;
+    f = dlsym(lib, symbol);
+    dlclose(lib);
+    return f;
+}
+
+static json_t *library_version_triplet(const char *symbol, const char *library_stem) {
     /* cublasGetProperty / cublasLtGetProperty(libraryPropertyType, int*) : 0 major, 1 minor, 2 patch */
     typedef int (*get_property_fn)(int, int *);
-    get_property_fn get = (get_property_fn)dlsym(RTLD_DEFAULT, symbol);
+    get_property_fn get = (get_property_fn)loaded_symbol(symbol, library_stem);
     int v[3];
     if (!get) return json_null();
     for (int i = 0; i < 3; i++)
@@ -51,7 +84,7 @@ static json_t *versions_json(void) {
     json_object_set_new(v, "driver", int_or_null(driver_ok, driver));
 
     typedef int (*runtime_version_fn)(int *);
-    runtime_version_fn rt = (runtime_version_fn)dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+    runtime_version_fn rt = (runtime_version_fn)loaded_symbol("cudaRuntimeGetVersion", "libcudart.so");
     int runtime = 0;
     int runtime_ok = rt && rt(&runtime) == 0;
     json_object_set_new(v, "runtime", int_or_null(runtime_ok, runtime));
@@ -59,8 +92,8 @@ static json_t *versions_json(void) {
     uint32_t cupti = 0;
     int cupti_ok_ = cuptiGetVersion(&cupti) == CUPTI_SUCCESS;
     json_object_set_new(v, "cupti", int_or_null(cupti_ok_, cupti));
-    json_object_set_new(v, "cublas", library_version_triplet("cublasGetProperty"));
-    json_object_set_new(v, "cublaslt", library_version_triplet("cublasLtGetProperty"));
+    json_object_set_new(v, "cublas", library_version_triplet("cublasGetProperty", "libcublas.so"));
+    json_object_set_new(v, "cublaslt", library_version_triplet("cublasLtGetProperty", "libcublasLt.so"));
     json_object_set_new(v, "cupti_headers", json_integer(CUPTI_API_VERSION));
     return v;
 }

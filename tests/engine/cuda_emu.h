@@ -4,9 +4,12 @@
  * the backend's host logic (shapes, strides, which kernel, which cuBLASLt layout and op) and its
  * kernels' indexing and arithmetic, not performance or the hardware's memory model.
  *
- *   threads   every thread of a block is a worker of a persistent pool; blocks run one after
- *             another, so one buffer serves as shared memory and `__shared__` arrays become
- *             function statics
+ *   threads   every thread of a block is a fiber (ucontext) on the calling thread, run in turn by
+ *             a scheduler until it waits at a barrier or ends; blocks run one after another, so
+ *             one buffer serves as shared memory and `__shared__` arrays become function statics.
+ *             Switching fibers costs a user-space context switch, not an OS thread's wake-up, so
+ *             the tests cost CPU time alone, whatever else the machine runs; a block whose threads
+ *             all wait at barriers that cannot complete (a barrier in divergent code) aborts
  *   sync      __syncthreads and __syncwarp are barriers; a warp shuffle goes through a per-warp
  *             exchange array
  *   WMMA      a fragment holds its whole 16 x 16 tile in every lane (each lane computes the full
@@ -30,8 +33,6 @@
 #define WB_CUDA_EMU_H
 
 #include <atomic>
-#include <barrier>
-#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -40,9 +41,15 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h> /* fiber switches told to AddressSanitizer */
+#define EMU_ASAN 1
+#endif
 
 #define WB_CUDA_EMULATION 1
 
@@ -63,23 +70,37 @@ struct dim3 {
 struct emu_idx {
     unsigned x = 0, y = 0, z = 0;
 };
-inline thread_local emu_idx threadIdx, blockIdx;
-inline thread_local unsigned emu_tid; /* linear thread id in the block: warps are groups of 32 */
+/* the running fiber's indices: the scheduler sets them before it resumes a fiber */
+inline emu_idx threadIdx, blockIdx;
+inline unsigned emu_tid; /* linear thread id in the block: warps are groups of 32 */
 inline dim3 blockDim, gridDim;
 
-struct emu_block {
-    std::barrier<> *block;
-    std::barrier<> *warp[32];
-    float xchg[32][32];
-    std::barrier<> *wgroup[8]; /* per warpgroup (128 threads): wgmma */
-    float wga[8][64][16];      /* warpgroup-collective exchange (wgmma's A from registers) */
+struct emu_barrier;
+inline void emu_wait(const emu_barrier *b, unsigned generation); /* to the scheduler until b moves on */
+struct emu_barrier {
+    unsigned expected = 0, arrived = 0, generation = 0;
+    void arrive_and_wait() {
+        const unsigned g = generation;
+        if (++arrived == expected) {
+            arrived = 0, generation++;
+            return;
+        }
+        emu_wait(this, g);
+    }
 };
-inline thread_local emu_block *emu_cur;
+struct emu_block {
+    emu_barrier block;
+    emu_barrier warp[32];
+    float xchg[32][32];
+    emu_barrier wgroup[8]; /* per warpgroup (128 threads): wgmma */
+    float wga[8][64][16];  /* warpgroup-collective exchange (wgmma's A from registers) */
+};
+inline emu_block *emu_cur;
 alignas(1024) inline unsigned char emu_dynamic_smem[256 * 1024]; /* 1024: wgmma's swizzled tiles */
 #define FA_DYNAMIC_SHARED(name) unsigned char *name = emu_dynamic_smem
 
-inline void __syncthreads() { emu_cur->block->arrive_and_wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { emu_cur->warp[emu_tid / 32]->arrive_and_wait(); }
+inline void __syncthreads() { emu_cur->block.arrive_and_wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu_cur->warp[emu_tid / 32].arrive_and_wait(); }
 inline float __shfl_xor_sync(unsigned, float v, int o) {
     int w = emu_tid / 32, lane = emu_tid % 32;
     emu_cur->xchg[w][lane] = v;
@@ -214,10 +235,11 @@ void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix
 
 /* the low (hi = 0) or high bf16 of a 32-bit register, as a float */
 inline float emu_bf16_half(uint32_t v, int hi) { return __bfloat162float(__nv_bfloat16{(uint16_t)(hi ? v >> 16 : v & 0xffffu)}); }
-/* Warpgroup skew (microseconds per warpgroup index, 0: off): each wgmma of warpgroup w first sleeps
- * w times this, so that warpgroup 0 runs ahead of the others between barriers and a refill of shared
- * memory that another warpgroup still reads (a missing __syncthreads) meets the poison of cp.async. */
-inline int emu_skew_us = 0;
+/* Skew (0: off): the scheduler resumes the lowest-numbered thread that can run, instead of each in
+ * turn, so that warpgroup 0 runs as far ahead of the others as the barriers let it: a refill of shared
+ * memory that another warpgroup still reads (a missing __syncthreads) meets the poison of cp.async,
+ * a tile read before every thread's copies landed holds another tile. */
+inline int emu_skew = 0;
 
 /* ---- wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (engine/cuda/wgmma.cuh) ----
  * A descriptor holds a shared address (>> 4), the leading and stride byte offsets (>> 4), a base
@@ -258,8 +280,7 @@ template <int N>
 inline void emu_wg_mma(float *d, const uint32_t *areg, uint64_t adesc, bool ta, uint64_t bdesc, bool tb, int acc) {
     const int wg = emu_tid / 128, t = emu_tid % 128, w = t / 32, g = t % 32 / 4, c = t % 4;
     float (*A)[16] = emu_cur->wga[wg];
-    if (emu_skew_us) std::this_thread::sleep_for(std::chrono::microseconds(emu_skew_us * wg));
-    emu_cur->wgroup[wg]->arrive_and_wait(); /* every thread is here, and done with the last call's A */
+    emu_cur->wgroup[wg].arrive_and_wait(); /* every thread is here, and done with the last call's A */
     if (areg)
         for (int j = 0; j < 2; j++) {
             A[16 * w + g][2 * c + j] = emu_bf16_half(areg[0], j);
@@ -267,7 +288,7 @@ inline void emu_wg_mma(float *d, const uint32_t *areg, uint64_t adesc, bool ta, 
             A[16 * w + g][2 * c + 8 + j] = emu_bf16_half(areg[2], j);
             A[16 * w + g + 8][2 * c + 8 + j] = emu_bf16_half(areg[3], j);
         }
-    emu_cur->wgroup[wg]->arrive_and_wait();
+    emu_cur->wgroup[wg].arrive_and_wait();
     for (int j = 0; j < N / 8; j++)
         for (int e = 0; e < 4; e++) {
             const int row = 16 * w + g + (e >= 2 ? 8 : 0), col = 8 * j + 2 * c + (e & 1);
@@ -304,8 +325,10 @@ struct emu_cp {
     const void *src;
     bool valid;
 };
-inline thread_local std::vector<emu_cp> emu_cp_open;
-inline thread_local std::vector<std::vector<emu_cp>> emu_cp_groups;
+inline std::vector<emu_cp> emu_cp_open_of[1024];                /* per thread of the block */
+inline std::vector<std::vector<emu_cp>> emu_cp_groups_of[1024];
+#define emu_cp_open emu_cp_open_of[emu_tid]
+#define emu_cp_groups emu_cp_groups_of[emu_tid]
 inline void cp_async_16(void *dst, const void *src, bool valid) {
     emu_check_shared(dst, 16, "cp.async destination");
     if (valid && (uintptr_t)src % 16) {
@@ -342,79 +365,117 @@ inline uint32_t pack_bf16x2(float lo, float hi) {
     return (uint32_t)__float2bfloat16(lo).bits | (uint32_t)__float2bfloat16(hi).bits << 16;
 }
 
-/* ---- launches: a persistent pool of 1024 workers runs each block ---- */
-#include <semaphore>
-struct emu_pool {
-    std::vector<std::thread> workers;
-    std::vector<std::binary_semaphore *> start;
-    std::binary_semaphore finished{0};
-    std::atomic<unsigned> remaining{0};
-    bool shutdown = false;
-    std::function<void()> body;
-    emu_block *blk = nullptr;
-    dim3 block_idx;
-    emu_pool() {
-        for (unsigned t = 0; t < 1024; t++) start.push_back(new std::binary_semaphore(0));
-        for (unsigned t = 0; t < 1024; t++) workers.emplace_back([this, t] { run(t); });
-    }
-    void run(unsigned t) {
-        for (;;) {
-            start[t]->acquire(); /* the semaphores order body, blk and block_idx before this */
-            if (shutdown) return;
-            threadIdx = {t, 0, 0};
-            emu_tid = t;
-            blockIdx = {block_idx.x, block_idx.y, block_idx.z};
-            emu_cur = blk;
-            body();
-            emu_cp_drain();
-            if (remaining.fetch_sub(1) == 1) finished.release();
-        }
-    }
-    void block(unsigned threads, const dim3 &bi, emu_block *b, const std::function<void()> &f) {
-        body = f, blk = b, block_idx = bi;
-        remaining.store(threads);
-        for (unsigned t = 0; t < threads; t++) start[t]->release();
-        finished.acquire();
-    }
-    ~emu_pool() {
-        shutdown = true;
-        for (unsigned t = 0; t < 1024; t++) start[t]->release();
-        for (auto &w : workers) w.join();
-        for (auto *s : start) delete s;
-    }
+/* ---- launches: each block's threads are fibers on the calling thread ---- */
+enum { EMU_MAX_THREADS = 1024, EMU_STACK = 256 * 1024 };
+struct emu_fiber {
+    ucontext_t ctx;
+    unsigned char *stack; /* EMU_STACK bytes, the lowest page a guard */
+    bool done;
+    const emu_barrier *waits; /* at this barrier until it leaves generation `gen`, or NULL */
+    unsigned gen;
+    void *asan_fake_stack;
 };
+inline emu_fiber emu_fibers[EMU_MAX_THREADS];
+inline ucontext_t emu_sched_ctx;
+inline const std::function<void()> *emu_body;
+#ifdef EMU_ASAN
+inline const void *emu_sched_stack;
+inline size_t emu_sched_stack_size;
+#endif
+
+inline void emu_wait(const emu_barrier *b, unsigned generation) {
+    emu_fiber &f = emu_fibers[emu_tid];
+    f.waits = b, f.gen = generation;
+#ifdef EMU_ASAN
+    __sanitizer_start_switch_fiber(&f.asan_fake_stack, emu_sched_stack, emu_sched_stack_size);
+#endif
+    swapcontext(&f.ctx, &emu_sched_ctx); /* resumed once b->generation != generation */
+#ifdef EMU_ASAN
+    __sanitizer_finish_switch_fiber(f.asan_fake_stack, &emu_sched_stack, &emu_sched_stack_size);
+#endif
+}
+inline void emu_fiber_main() {
+#ifdef EMU_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &emu_sched_stack, &emu_sched_stack_size);
+#endif
+    (*emu_body)();
+    emu_cp_drain();
+    emu_fibers[emu_tid].done = true;
+#ifdef EMU_ASAN
+    __sanitizer_start_switch_fiber(nullptr, emu_sched_stack, emu_sched_stack_size); /* this fiber ends */
+#endif
+} /* returns to uc_link: the scheduler */
 
 inline void emu_launch(dim3 grid, dim3 block, const std::function<void()> &f) {
-    static emu_pool pool;
-    unsigned threads = block.x * block.y * block.z;
+    const unsigned threads = block.x * block.y * block.z;
+    if (threads == 0 || threads > EMU_MAX_THREADS) {
+        fprintf(stderr, "emu_launch: %u threads a block\n", threads);
+        abort();
+    }
     gridDim = grid;
     blockDim = block;
+    emu_body = &f;
+    for (unsigned t = 0; t < threads; t++)
+        if (!emu_fibers[t].stack) {
+            void *m = mmap(nullptr, EMU_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE)) {
+                fprintf(stderr, "emu_launch: no memory for a fiber's stack\n");
+                abort();
+            }
+            emu_fibers[t].stack = (unsigned char *)m;
+        }
+    static emu_block b; /* large (the exchange arrays); blocks run one at a time */
     for (unsigned bz = 0; bz < grid.z; bz++)
         for (unsigned by = 0; by < grid.y; by++)
             for (unsigned bx = 0; bx < grid.x; bx++) {
-                emu_block b;
-                std::barrier<> bar((std::ptrdiff_t)threads);
-                std::barrier<> *warps[32];
-                unsigned nw = (threads + 31) / 32;
-                for (unsigned w = 0; w < nw; w++) warps[w] = new std::barrier<>((std::ptrdiff_t)(threads - w * 32 < 32 ? threads - w * 32 : 32));
-                std::barrier<> *groups[8];
-                unsigned ng = (threads + 127) / 128;
-                for (unsigned w = 0; w < ng; w++) groups[w] = new std::barrier<>((std::ptrdiff_t)(threads - w * 128 < 128 ? threads - w * 128 : 128));
-                b.block = &bar;
-                for (unsigned w = 0; w < nw; w++) b.warp[w] = warps[w];
-                for (unsigned w = 0; w < ng; w++) b.wgroup[w] = groups[w];
-                if (block.y == 1 && block.z == 1) {
-                    pool.block(threads, dim3(bx, by, bz), &b, f);
-                } else {
-                    pool.block(threads, dim3(bx, by, bz), &b, [&] {
-                        unsigned t = threadIdx.x; /* linear id -> (x, y, z) */
-                        threadIdx = {t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-                        f();
-                    });
+                b.block = emu_barrier{threads};
+                for (unsigned w = 0; w < 32; w++) b.warp[w] = emu_barrier{threads > 32 * w + 32 ? 32 : threads > 32 * w ? threads - 32 * w : 0};
+                for (unsigned w = 0; w < 8; w++) b.wgroup[w] = emu_barrier{threads > 128 * w + 128 ? 128 : threads > 128 * w ? threads - 128 * w : 0};
+                emu_cur = &b;
+                blockIdx = {bx, by, bz};
+                for (unsigned t = 0; t < threads; t++) {
+                    emu_fiber &fb = emu_fibers[t];
+                    fb.done = false, fb.waits = nullptr;
+                    getcontext(&fb.ctx);
+                    fb.ctx.uc_stack.ss_sp = fb.stack + 4096;
+                    fb.ctx.uc_stack.ss_size = EMU_STACK - 4096;
+                    fb.ctx.uc_link = &emu_sched_ctx;
+                    makecontext(&fb.ctx, emu_fiber_main, 0);
                 }
-                for (unsigned w = 0; w < nw; w++) delete warps[w];
-                for (unsigned w = 0; w < ng; w++) delete groups[w];
+                /* Run a thread until it waits at a barrier or ends, then the next one that can run:
+                 * the following one in turn, or with emu_skew the lowest-numbered one. */
+                unsigned left = threads, t = 0;
+                for (;;) {
+                    unsigned tries = 0;
+                    while (tries < threads) {
+                        emu_fiber &fb = emu_fibers[t];
+                        if (!fb.done && (!fb.waits || fb.waits->generation != fb.gen)) break;
+                        t = t + 1 == threads ? 0 : t + 1, tries++;
+                    }
+                    if (tries == threads) break;
+                    emu_fiber &fb = emu_fibers[t];
+                    fb.waits = nullptr;
+                    emu_tid = t;
+                    threadIdx = {t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+                    void *fake = nullptr;
+#ifdef EMU_ASAN
+                    __sanitizer_start_switch_fiber(&fake, fb.stack + 4096, EMU_STACK - 4096);
+#endif
+                    swapcontext(&emu_sched_ctx, &fb.ctx);
+#ifdef EMU_ASAN
+                    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+                    (void)fake;
+                    if (fb.done) left--;
+                    t = emu_skew ? 0 : t + 1 == threads ? 0 : t + 1;
+                }
+                if (left > 0) {
+                    fprintf(stderr, "emu_launch: block (%u, %u, %u): %u threads wait at barriers that cannot "
+                                    "complete (a barrier in divergent code?)\n", bx, by, bz, left);
+                    abort();
+                }
             }
 }
+
 
 #endif

@@ -2,7 +2,7 @@
  * gpu_wgmma.cu: wgmma_check.cuh's cases on the GPU (sm_90a: Hopper). Exit 77 (skipped) without a
  * GPU of compute capability 9.x, 1 if a case fails. wgmma_emu.cpp runs the same cases on the CPU.
  */
-#include "cuda/wgmma.cuh"
+#include "wgmma.cuh"
 
 #define WG_CHECK_LAUNCH(kern, threads, smem_bytes, ...)                                                 \
     do {                                                                                               \

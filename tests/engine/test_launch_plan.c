@@ -1,7 +1,7 @@
 /*
  * test_launch_plan.c: what one training step of the lesson's tiny GPT-2 asks the backend to do,
  * counted per NVTX range on the CPU backend, translated to what the CUDA backend launches for
- * each call by the CUDA backend's own plan (engine/cuda/launch_plan.h, the functions its
+ * each call by the CUDA backend's own plan (engine/include/launch_plan.h, the functions its
  * launchers use to pick their paths; a GEMM is one cublasLtMatmul call). These are the counts the lesson's
  * answer key (expectations/04_gpt2_autodiff.yaml) predicts for the CUDA trace; cuBLASLt's own
  * choices (an extra split-K kernel, a memset) can only be seen on the GPU.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "adamw.h"
-#include "cuda/launch_plan.h"
+#include "launch_plan.h"
 #include "engine.h"
 #include "gpt2.h"
 #include "wb_check.h"

@@ -4,7 +4,7 @@
  */
 #include "cuda_runtime_emu.h"
 
-#include "cuda/wgmma.cuh"
+#include "wgmma.cuh"
 
 #define WG_CHECK_LAUNCH(kern, threads, smem_bytes, ...) emu_launch(dim3(1), dim3(threads), [&] { kern(__VA_ARGS__); })
 #include "wgmma_check.cuh"

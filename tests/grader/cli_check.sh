@@ -53,6 +53,16 @@ assert p["state"] == "graded" and p["right"] == 4 and p["total"] == 4 and p["pre
 PY
 printf '%s' "$out" | grep -q $'\033' && fail "colour codes with NO_COLOR set"
 
+# --- WB_TIMINGS=1: where the time goes, one line a phase on stderr, nothing on stdout ------------
+err=$(WB_TIMINGS=1 $GRADER check $L --predictions $WORK/right.yaml 2>&1 >/dev/null)
+for phase in "start (loading" "device probe" "captures ready to grade" "grading" "progress recorded" "traces written" "done"; do
+  grep -q "^timing: $phase" <<<"$err" || fail "WB_TIMINGS=1: no 'timing: $phase' line"
+done
+out=$(WB_TIMINGS=1 $GRADER check $L --predictions $WORK/right.yaml 2>/dev/null)
+lacks "$out" "timing:" "WB_TIMINGS=1 keeps stdout clean"
+out=$($GRADER check $L --predictions $WORK/right.yaml 2>&1)
+lacks "$out" "timing:" "no timing lines without WB_TIMINGS"
+
 # --- one fact wrong: exit 1 ----------------------------------------------------------------------
 sed 's/kernels: 2$/kernels: 3/' $WORK/right.yaml > $WORK/wrong.yaml
 out=$($GRADER check $L --predictions $WORK/wrong.yaml 2>&1); rc=$?

@@ -37,4 +37,32 @@ assert k[0] >= 6 and k[1] >= 9 and k[0] < k[1], k
 html = open(sys.argv[2]).read()
 assert "Rank 0 of 2" in html and "Rank 1 of 2" in html, "timeline without a part per rank"
 PY
+# recordings whose ranks do not add up are refused (exit 3, naming the rank), never graded
+tamper() { # NAME PYTHON: a copy of the recording changed by PYTHON (c is each run's capture)
+    python3 - "$WORK/lessons/00_ranks/traces/sm_90.json" "$WORK/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for run in r["runs"]:
+    c = run["capture"]
+    exec(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+}
+refused() { # NAME WANT...: check against that copy exits 3 and says each WANT
+    local name=$1 out rc w
+    shift
+    out=$($GRADER check "$WORK/lessons/00_ranks" --predictions "$WORK/one-wrong.yaml" --replay "$WORK/$name.json" 2>&1); rc=$?
+    [ $rc -eq 3 ] || fail "$name: exit $rc, expected 3 (refused)"
+    grep -q "Score:" <<<"$out" && fail "$name: graded anyway"
+    for w in "$@"; do grep -qF -- "$w" <<<"$out" || fail "$name: the refusal does not say '$w': $out"; done
+}
+tamper world3 'c["world_size"] = 3'
+refused world3 "world_size 3" "rank 2"
+tamper world1 'c["world_size"] = 1; c["ranks"] = c["ranks"][:1]'
+refused world1 "world_size 1" "rank 1"
+tamper noheader 'c["ranks"] = c["ranks"][:1]'
+refused noheader "rank 1" "header"
+tamper norank 'del c["ranges"][1]["rank"]'
+refused norank "no rank" "range"
+
 [ $failures -eq 0 ] && echo "ranks_replay: all cases passed" || { echo "ranks_replay: $failures failure(s)"; exit 1; }

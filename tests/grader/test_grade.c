@@ -174,7 +174,7 @@ Test(grade, a_missing_variant_is_a_capture_error) {
 Test(grade, json_report_has_the_documented_fields) {
     fixture f;
     grade_fixture(&f);
-    wb_report_context ctx = {"09_test", "replay", &f.rec, NULL, NULL};
+    wb_report_context ctx = {"09_test", "replay", &f.rec, NULL, NULL, NULL};
     json_t *j = wb_report_json(&ctx, &f.grade);
     /* through text and back, as a tool would read it */
     char *text = json_dumps(j, 0);

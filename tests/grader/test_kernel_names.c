@@ -184,8 +184,8 @@ Test(explain, helper_libraries_are_not_gemms) {
     cr_expect_str_eq(e.family, "unrecognized");
 }
 
-/* Every kernel of the H200 recordings: the family each belongs to, and the GEMM verdict is the
- * grader's own. */
+/* Every kernel of the H200 recordings, C and PyTorch variants: the family each belongs to, and
+ * the GEMM verdict is the grader's own. */
 static void check_recording(const char *path) {
     wb_recording rec;
     wb_error err = {0};
@@ -206,6 +206,10 @@ static void check_recording(const char *path) {
                 cr_expect(tile && cluster, "%s: tile and cluster decoded", name);
             } else if (strstr(name, "xmma_") || strstr(name, "cublasLt::")) { /* cuBLASLt's own (epilogues, split-K) */
                 cr_expect(strcmp(e.family, "compiled from source") != 0, "%s: a cuBLAS kernel, family %s", name, e.family);
+            } else if (!strncmp(name, "void at::native::", 17)) { /* the PyTorch variants' own kernels */
+                cr_expect_str_eq(e.family, "PyTorch ATen", "%s", name);
+            } else if (!strncmp(name, "triton_", 7)) { /* Inductor's, of the torch.compile variants */
+                cr_expect_str_eq(e.family, "Triton (torch.compile)", "%s", name);
             } else {
                 cr_expect_str_eq(e.family, "plain kernel name", "%s", name);
             }

@@ -181,7 +181,7 @@ Test(pytorch, the_report_names_pytorch_and_what_differs_from_the_key) {
     strcpy(key.runs[0].torch, "2.11.0+cu130");
     strcpy(live.runs[0].triton, "3.6.0");
     strcpy(key.runs[0].triton, "3.6.0");
-    cr_assert_str_eq(wb_recording_pytorch(&live, buf, sizeof buf), "PyTorch 2.12.0+cu130, Triton 3.6.0");
+    cr_assert_str_eq(wb_recording_pytorch(&live, buf, sizeof buf), "PyTorch 2.12.0+cu130, Triton 3.6.0, cuBLAS 13.2.0");
     cr_assert(wb_versions_differ(&live, &key, buf, sizeof buf));
     cr_assert_str_eq(buf, "cuBLAS 13.2.0 here, 13.1.0 in the answer key's recording; PyTorch 2.12.0+cu130 here, 2.11.0+cu130 in "
                           "the answer key's recording");

@@ -272,7 +272,7 @@ Test(time_facts, bound_is_graded_per_occurrence_against_the_recordings_ceilings)
         cr_assert_float_eq(b->bound.gpu_us, 6.0, 1e-9, "the report's numbers are the medians");
         /* copy: a 100 us memcpy launched from a 2 us range, 1e9 bytes: memory */
         cr_assert(graded(&g, "c", "bound")->right);
-        json_t *j = wb_report_json(&(wb_report_context){"09_time", "replay", &rec, NULL, &fx.lesson}, &g);
+        json_t *j = wb_report_json(&(wb_report_context){"09_time", "replay", &rec, NULL, &fx.lesson, NULL}, &g);
         json_t *fact = NULL;
         for (size_t k = 0; k < json_array_size(json_object_get(j, "facts")) && !fact; k++) {
             json_t *f = json_array_get(json_object_get(j, "facts"), k);
@@ -298,7 +298,7 @@ Test(time_facts, the_report_shows_the_band) {
     const char *msg = case_grade(&c, WORK, 1e12, 1e15, "lesson: 09_time\npredictions:\n  - id: step-time\n    range: step\n"
                                  "    gpu_us: 6\n");
     cr_assert_null(msg, "%s", msg);
-    wb_report_context ctx = {"09_time", "replay", &c.rec, NULL, &c.fx.lesson};
+    wb_report_context ctx = {"09_time", "replay", &c.rec, NULL, &c.fx.lesson, NULL};
     json_t *j = wb_report_json(&ctx, &c.g);
     json_t *f = json_array_get(json_object_get(j, "facts"), 0);
     cr_assert_float_eq(json_real_value(json_object_get(f, "actual")), 6.0, 1e-9);

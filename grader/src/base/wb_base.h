@@ -21,6 +21,7 @@
 #include "term.h"
 #include "term_clean.h"
 #include "text_fit.h"
+#include "timings.h"
 #include "work_expr.h"
 #include "yaml_doc.h"
 #include "yaml_lines.h"

@@ -446,12 +446,27 @@ static int resolve_ranks(reader *r, json_t *root, wb_capture *c) {
         return corrupt(r, "", "rank", "a rank number (0 to 4095)");
     int fallback = own ? (int)json_integer_value(own) : 0;
     c->world_size = json_is_integer(ws) ? (int)json_integer_value(ws) : fallback + 1;
-    int highest = wb_capture_settle_ranks(c, fallback);
-    if (highest >= c->world_size) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "below world_size (%d); a record has rank %d", c->world_size, highest);
-        return corrupt(r, "", "rank", expected);
+    /* A merged capture (several ranks, no own rank) must account for each record and rank: a
+     * record without rank cannot be given one, and a rank without its head is a process whose
+     * file never arrived. Refused as an incomplete capture (exit 3), naming what is missing. */
+    if (c->world_size > 1 && !own) {
+        for (size_t i = 0; i < c->n_ranges; i++)
+            if (c->ranges[i].rank < 0)
+                return wb_fail(r->err, WB_EXIT_CAPTURE,
+                               "%s: incomplete capture: range '%s' (record %zu of ranges) carries no rank, in a capture "
+                               "of %d ranks; re-record it (grader record)", r->what, c->ranges[i].name ? c->ranges[i].name : "?",
+                               i + 1, c->world_size);
+        size_t headed = json_array_size(json_object_get(root, "ranks"));
+        if (headed < (size_t)c->world_size)
+            return wb_fail(r->err, WB_EXIT_CAPTURE,
+                           "%s: incomplete capture: rank %zu of world_size %d has no header under \"ranks\": that "
+                           "rank's capture is missing; re-record it (grader record)", r->what, headed, c->world_size);
     }
+    int highest = wb_capture_settle_ranks(c, fallback);
+    if (highest >= c->world_size)
+        return wb_fail(r->err, WB_EXIT_CAPTURE,
+                       "%s: incomplete capture: a record of rank %d, but the capture says world_size %d (ranks 0 to %d); "
+                       "re-record it (grader record)", r->what, highest, c->world_size, c->world_size - 1);
     return 0;
 }
 

@@ -374,16 +374,19 @@ static void versions_against_key(const wb_lesson *l, const char *arch, const wb_
 }
 
 static int obtain(const check_options *o, const wb_lesson *l, const char **variants, size_t n_variants, int json,
-                  wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, char *differ, size_t differ_cap,
-                  wb_error *err) {
+                  const char *state, wb_recording *rec, const char **source, char *run_dir, size_t run_dir_cap, char *differ,
+                  size_t differ_cap, wb_error *err) {
     char arch[16] = "", gpu[256] = "", no_torch[1200] = "";
     int have_gpu = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
+    wb_timing_mark("device probe (CUDA driver start)");
     if (have_gpu && !wb_python_variants_ready(l, variants, n_variants, no_torch, sizeof no_torch)) have_gpu = 0;
     const char *suffix = have_gpu ? NULL : "replay";
     if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
     if (have_gpu) {
         *source = "live";
-        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1};
+        char cache[4200]; /* the calibration measured on this GPU, reused (acquire.h) */
+        snprintf(cache, sizeof cache, "%s/calibration", state);
+        wb_live_request req = {l, variants, n_variants, run_dir, json ? NULL : stderr, 1, cache};
         if (wb_capture_live(&req, rec, err)) return err->code;
         versions_against_key(l, arch, rec, differ, differ_cap);
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
@@ -451,7 +454,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     }
     int rc = wb_chrome_trace_write(&view, trace, err);
     if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    wb_timing_mark("traces written");
     if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
+    wb_timing_mark("timeline page written");
     json_t *summaries = json_object();
     for (size_t i = 0; i < view.n_runs && !rc; i++) {
         wb_summary s;
@@ -487,6 +492,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     if (json) json_object_set_new(out, "output", outputs);
     else json_decref(outputs);
     free(view.runs);
+    wb_timing_mark("kernel summary and program output");
     if (json) {
         json_object_set_new(out, "summary", summaries);
         json_object_set_new(out, "trace_file", json_string(trace));
@@ -536,6 +542,18 @@ static int predictions_complete(const char *file, const char *lesson_dir) {
     return complete;
 }
 
+/* The grading or reveal could not be recorded: nothing captured is shown, and a live run's
+ * captures are removed with their folder, so that this try stays the learner's first. */
+static int nothing_shown(wb_error *err, const char *run_dir, int live) {
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    if (live) wb_remove_run_dir(run_dir);
+    else rmdir(run_dir);
+    err->code = 0; /* the message says more than the progress file's own error */
+    return wb_fail(err, WB_EXIT_INPUT, "%s. Nothing of the capture was shown, since this try could not be recorded: "
+                   "fix the progress file (or move it away) and check again", why);
+}
+
 /* ---- the command ---------------------------------------------------------------------------- */
 
 static int run_check(const check_options *o, wb_error *err) {
@@ -555,7 +573,8 @@ static int run_check(const check_options *o, wb_error *err) {
     int have_key = 0, rc = 0;
     json_t *out = NULL;
     const char **variants = NULL; /* as many as the lesson has */
-    char run_dir[4096], root[4096], state[4096];
+    char run_dir[4096] = "", root[4096], state[4096];
+    const char *source = NULL; /* "live" or "replay", once the captures are obtained */
     if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
     variants = calloc(lesson.n_variants + 1, sizeof *variants);
     if (!variants) {
@@ -634,10 +653,12 @@ static int run_check(const check_options *o, wb_error *err) {
         }
     }
     size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
-    const char *source = NULL;
     char differ[2048] = "";
-    if ((rc = obtain(o, &lesson, variants, n_variants, json, &rec, &source, run_dir, sizeof run_dir, differ, sizeof differ, err)))
+    wb_timing_mark("lesson and predictions read");
+    if ((rc = obtain(o, &lesson, variants, n_variants, json, state, &rec, &source, run_dir, sizeof run_dir, differ, sizeof differ,
+                     err)))
         goto out;
+    wb_timing_mark("captures ready to grade");
 
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
@@ -649,6 +670,11 @@ static int run_check(const check_options *o, wb_error *err) {
 
     out = json ? json_object() : NULL;
     if (o->reveal) {
+        /* on disk before anything is shown: a reveal that cannot be recorded shows nothing */
+        if ((rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err))) {
+            rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
+            goto out;
+        }
         int predicted = predictions_complete(o->predictions ? o->predictions : NULL, lesson.dir);
         if (json) json_object_set_new(out, "lesson", json_string(lesson.lesson)), json_object_set_new(out, "source", json_string(source)),
             json_object_set_new(out, "revealed_without_predictions", json_boolean(!predicted)),
@@ -661,10 +687,29 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
-        if (!rc) rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err);
     } else {
         wb_grade grade;
         if ((rc = wb_grade_predictions(&view, &lesson, &rec, &grade, err))) goto out;
+        wb_timing_mark("grading");
+        /* The grading (a first try, when it is one) is written and synced before anything captured
+         * is shown; when it cannot be recorded nothing is shown, so that no try goes unrecorded. */
+        char hash[64] = "";
+        wb_hash_file(predictions_path, hash, sizeof hash);
+        wb_variant_score scores[64];
+        char own[4200], *graded_file = o->predictions ? realpath(predictions_path, NULL) : NULL, *own_real = NULL;
+        wb_learner_predictions_path(lesson.dir, own, sizeof own);
+        if (graded_file && (own_real = realpath(own, NULL)) && !strcmp(own_real, graded_file)) free(graded_file), graded_file = NULL;
+        free(own_real);
+        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
+                        graded_file};
+        rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
+        free(graded_file);
+        if (rc) {
+            wb_grade_free(&grade);
+            rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
+            goto out;
+        }
+        wb_timing_mark("progress recorded (synced)");
         /* a released course: explanations open with what this grading captured (sealed_key.h) */
         char sealed_path[4400];
         wb_sealed_key_path(lesson.dir, lesson.lesson, sealed_path, sizeof sealed_path);
@@ -685,21 +730,11 @@ static int run_check(const check_options *o, wb_error *err) {
         } else {
             wb_report_text(stdout, &ctx, &grade);
         }
-        char hash[64] = "";
-        wb_hash_file(predictions_path, hash, sizeof hash);
+        wb_timing_mark("report");
         int graded_rc = grade.right == grade.n ? WB_EXIT_OK : WB_EXIT_WRONG;
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
-        wb_variant_score scores[64];
-        char own[4200], *graded_file = o->predictions ? realpath(predictions_path, NULL) : NULL, *own_real = NULL;
-        wb_learner_predictions_path(lesson.dir, own, sizeof own);
-        if (graded_file && (own_real = realpath(own, NULL)) && !strcmp(own_real, graded_file)) free(graded_file), graded_file = NULL;
-        free(own_real);
-        wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
-                        graded_file};
-        if (!rc) rc = wb_progress_record_grading(state, lesson.lesson, &g, err);
-        free(graded_file);
         wb_grade_free(&grade);
         if (!rc) rc = graded_rc;
     }
@@ -709,6 +744,8 @@ static int run_check(const check_options *o, wb_error *err) {
         free(text);
     }
 out:
+    /* a replay that failed wrote nothing into its run folder: leave none behind */
+    if (rc != WB_EXIT_OK && rc != WB_EXIT_WRONG && run_dir[0] && source && !strcmp(source, "replay")) rmdir(run_dir);
     free(variants);
     json_decref(out);
     if (view.items != preds.items) free(view.items);
@@ -725,7 +762,9 @@ int cmd_check(int argc, char **argv) {
     if (p < 0) return WB_EXIT_OK;
     if (p > 0) return p;
     wb_error err = {0};
+    wb_timing_mark("start (loading, to the options read)");
     int rc = run_check(&o, &err);
+    wb_timing_mark("done");
     if (err.code) {
         wb_cli_error("check", err.message);
         /* --format json promises one JSON object on stdout, failures included */

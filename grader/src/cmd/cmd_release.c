@@ -4,7 +4,12 @@
  *
  *   expectations/NN_name.yaml   replaced by NN_name.sealed.json: no answer values, explanations
  *                               sealed until grader check grades their question (sealed_key.h)
- *   draft lessons               left out, with their keys (lesson.yaml draft: true)
+ *   draft lessons               left out, with their keys (lesson.yaml draft: true), sealed or not
+ *   anything else in            left out: editor backups (*.yaml~, *.orig), subfolders, old keys;
+ *   expectations/               a release holds only what a learner needs
+ *   copies of answer keys       left out wherever they are (the fuzz corpus keeps older keys): a
+ *                               text file with an `architectures:` line and a `lesson:` line
+ *                               naming a course lesson is an answer key
  *   learners' and local files   predictions.yaml and its backups, .workbench/, .git/, the build folders,
  *                               .dev/ (helpers' worktrees) are never copied
  *
@@ -34,7 +39,8 @@ const char RELEASE_USAGE[] =
     "Writes a learner's copy of the course to DIR (a new or empty folder): every file of the\n"
     "checkout except the answer keys, which become expectations/NN_name.sealed.json (no answer\n"
     "values; each explanation opens once grader check has graded its question against a capture\n"
-    "that agrees with the verified answers), draft lessons, learners' predictions and local state\n"
+    "that agrees with the verified answers), draft lessons and their keys, any other file of\n"
+    "expectations/ and any copy of a key elsewhere, learners' predictions and local state\n"
     "(.workbench, .git, build folders). Hand DIR to learners as it is, or commit it to a repository\n"
     "of its own. docs/releasing.md says what the sealing does and does not protect against.\n"
     "\n"
@@ -45,7 +51,7 @@ typedef struct {
     const char *dest;       /* DIR */
     char dest_real[PATH_MAX];
     wb_course course;
-    size_t files, keys, skipped_drafts;
+    size_t files, keys, skipped_drafts, skipped_keys; /* skipped_keys: key copies and other files of expectations/ */
 } release;
 
 static int skip_name(const char *rel, const char *name, int is_dir) {
@@ -64,14 +70,49 @@ static int is_draft_lesson(const release *r, const char *rel) {
     return 0;
 }
 
-/* expectations/NAME.yaml of a course lesson: its name, else NULL. */
+static int is_course_lesson(const release *r, const char *name, int drafts_too) {
+    for (size_t i = 0; i < r->course.n; i++)
+        if (!strcmp(r->course.names[i], name)) return drafts_too || !(r->course.draft && r->course.draft[i]);
+    return 0;
+}
+
+/* expectations/NAME.yaml of a course lesson that is not a draft: its name, else NULL. */
 static const char *key_of(const release *r, const char *rel, char *lesson, size_t cap) {
     size_t n = strlen(rel);
     if (strncmp(rel, "expectations/", 13) || n < 18 || strcmp(rel + n - 5, ".yaml") || strchr(rel + 13, '/')) return NULL;
     snprintf(lesson, cap, "%.*s", (int)(n - 18), rel + 13);
-    for (size_t i = 0; i < r->course.n; i++)
-        if (!strcmp(r->course.names[i], lesson)) return lesson;
-    return NULL;
+    return is_course_lesson(r, lesson, 0) ? lesson : NULL;
+}
+
+/* A copy of an answer key anywhere in the tree: a text file with a line `architectures:` and a
+ * line `lesson: NAME` naming a lesson of the course (what every key starts with). Reads the
+ * first 64 KiB; a key puts both lines at its top. */
+static int is_key_copy(const release *r, const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return 0;
+    char buf[1 << 16];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    if (memchr(buf, '\0', (size_t)n)) return 0;
+    int arch = 0, lesson = 0;
+    for (char *line = buf; line && *line && !(arch && lesson);) {
+        char *next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (!strncmp(line, "architectures:", 14)) arch = 1;
+        if (!strncmp(line, "lesson:", 7)) {
+            char name[256];
+            if (sscanf(line + 7, " %255[A-Za-z0-9_\"']", name) == 1) {
+                char *q = name;
+                if (*q == '"' || *q == '\'') q++;
+                q[strcspn(q, "\"'")] = '\0';
+                lesson = is_course_lesson(r, q, 1);
+            }
+        }
+        line = next;
+    }
+    return arch && lesson;
 }
 
 static int copy_file(const char *from, const char *to, mode_t mode, wb_error *err) {
@@ -134,9 +175,14 @@ static int copy_tree(release *r, const char *rel, wb_error *err) {
         struct stat st;
         if (lstat(src, &st) != 0) continue;
         if (skip_name(rel, e->d_name, S_ISDIR(st.st_mode))) continue;
+        int in_expectations = !strcmp(rel, "expectations");
         if (S_ISDIR(st.st_mode)) {
             if (is_draft_lesson(r, child)) {
                 r->skipped_drafts++;
+                continue;
+            }
+            if (in_expectations) {
+                r->skipped_keys++;
                 continue;
             }
             rc = copy_tree(r, child, err);
@@ -150,14 +196,10 @@ static int copy_tree(release *r, const char *rel, wb_error *err) {
         } else if (S_ISREG(st.st_mode)) {
             if (key_of(r, child, lesson, sizeof lesson)) {
                 rc = seal_key_file(r, lesson, to, err);
-            } else {
-                int draft_key = 0; /* a draft's key stays behind with its lesson */
-                for (size_t i = 0; i < r->course.n && !draft_key; i++) {
-                    char want[4400];
-                    snprintf(want, sizeof want, "expectations/%s.yaml", r->course.names[i]);
-                    draft_key = r->course.draft && r->course.draft[i] && !strcmp(child, want);
-                }
-                if (!draft_key && !(rc = copy_file(src, dst, st.st_mode, err))) r->files++;
+            } else if (in_expectations || is_key_copy(r, src)) {
+                r->skipped_keys++; /* a draft's key, an editor's backup, an old copy of a key */
+            } else if (!(rc = copy_file(src, dst, st.st_mode, err))) {
+                r->files++;
             }
         }
     }
@@ -212,6 +254,9 @@ int cmd_release(int argc, char **argv) {
         printf("Released the course of %s to %s: %zu files, %zu answer key%s sealed", root, dest, r.files, r.keys,
                r.keys == 1 ? "" : "s");
         if (r.skipped_drafts) printf(", %zu draft lesson%s left out", r.skipped_drafts, r.skipped_drafts == 1 ? "" : "s");
+        if (r.skipped_keys)
+            printf(", %zu other key file%s left out", r.skipped_keys,
+                   r.skipped_keys == 1 ? "" : "s");
         printf(".\nLearners start with scripts/start.sh in that copy (docs/releasing.md).\n");
     }
     wb_course_free(&r.course);

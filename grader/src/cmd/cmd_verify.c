@@ -93,7 +93,7 @@ static int get_recording(const verify_options *o, const wb_lesson *l, const char
     if (live) {
         char run_dir[4096];
         if (wb_make_run_dir(l->dir, l->lesson, "verify", run_dir, sizeof run_dir, err)) return err->code;
-        wb_live_request req = {l, variants, n_variants, run_dir, strcmp(o->format, "json") ? stderr : NULL, 1};
+        wb_live_request req = {l, variants, n_variants, run_dir, strcmp(o->format, "json") ? stderr : NULL, 1, NULL};
         if (wb_capture_live(&req, rec, err)) return err->code;
         return wb_check_usable(rec, l, variants, n_variants, run_dir, err);
     }
@@ -375,7 +375,7 @@ int cmd_record(int argc, char **argv) {
     }
     char run_dir[4096];
     if ((rc = wb_make_run_dir(lesson.dir, lesson.lesson, "record", run_dir, sizeof run_dir, &err))) goto lesson_out;
-    wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr, o.repeat};
+    wb_live_request req = {&lesson, variants, lesson.n_variants, run_dir, stderr, o.repeat, NULL}; /* a recording: always measured */
     if ((rc = wb_capture_live(&req, &rec, &err))) goto lesson_out;
     if ((rc = wb_check_usable(&rec, &lesson, variants, lesson.n_variants, run_dir, &err))) goto lesson_out;
     char traces[4200], target[4300], captures[64][4200];

@@ -1,6 +1,7 @@
 /* acquire.c: see acquire.h. */
 #define _GNU_SOURCE
 #include "acquire.h"
+#include "calibration_cache.h"
 #include "wb_capture.h"
 #include "wb_base.h"
 
@@ -23,7 +24,7 @@
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void remove_run(const char *dir) {
+void wb_remove_run_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
@@ -62,7 +63,7 @@ static void prune_runs(const char *parent) {
         char dir[4400];
         struct stat st;
         snprintf(dir, sizeof dir, "%s/%s", parent, names[i]);
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > KEEP_YOUNGER_S) remove_run(dir);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > KEEP_YOUNGER_S) wb_remove_run_dir(dir);
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
@@ -113,8 +114,17 @@ static char *read_output(const char *path) {
     return buf;
 }
 
-/* The GPU's ceilings, measured once per grader process by the calibration program. */
-static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, wb_error *err) {
+/* ---- the calibration, and its cache -------------------------------------------------------- */
+
+static int calibrate_fresh(void) {
+    const char *v = getenv("WB_CALIBRATE");
+    return v && !strcmp(v, "fresh");
+}
+
+/* The GPU's ceilings, measured once per grader process by the calibration program, or taken from
+ * cache_dir (when not NULL) when measured there before on this GPU (see acquire.h). The text the
+ * ceilings come from goes to <run_dir>/calibration.json either way. */
+static int calibrate(const char *run_dir, const char *cache_dir, FILE *progress, wb_calibration *out, wb_error *err) {
     static wb_calibration cached;
     if (cached.present) {
         *out = cached;
@@ -123,6 +133,26 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
     char binary[4096], log[4200];
     if (wb_find_lesson_binary(CALIBRATE_BINARY, binary, sizeof binary, err)) return err->code;
     snprintf(log, sizeof log, "%s/calibration.json", run_dir);
+    wb_calibration_key key;
+    int keyed = cache_dir && wb_calibration_key_of(cache_dir, binary, &key) == 0;
+    char measured_at[64] = "";
+    char *reuse = keyed && !calibrate_fresh() ? wb_calibration_cached(&key, time(NULL), measured_at, sizeof measured_at) : NULL;
+    if (reuse) {
+        FILE *f = fopen(log, "w");
+        int written = f && fprintf(f, "%s\n", reuse) > 0;
+        if (f && fclose(f) != 0) written = 0;
+        int rc = written ? wb_calibration_from_json(key.path, reuse, strlen(reuse), &cached, err) : -1;
+        free(reuse);
+        if (rc == 0) {
+            if (progress)
+                fprintf(progress, "the GPU's copy bandwidth and matrix rate: as measured on this GPU at %s (cached; "
+                                  "WB_CALIBRATE=fresh measures again)\n", measured_at);
+            wb_timing_mark("calibration (cached)");
+            *out = cached;
+            return 0;
+        }
+        if (err->code) return err->code;
+    }
     if (progress) {
         fprintf(progress, "measuring the GPU's copy bandwidth and matrix rate (%s) ...", CALIBRATE_BINARY);
         fflush(progress);
@@ -139,8 +169,10 @@ static int calibrate(const char *run_dir, FILE *progress, wb_calibration *out, w
                        res.timed_out ? "timed out" : res.signal ? "killed by a signal" : "non-zero exit", log);
     }
     int rc = wb_calibration_from_json(log, text, strlen(text), &cached, err);
+    if (!rc && keyed) wb_calibration_store(&key, text, time(NULL));
     free(text);
     if (!rc) *out = cached;
+    wb_timing_mark("calibration (measured)");
     return rc;
 }
 
@@ -307,7 +339,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         rc = wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
         goto out;
     }
-    if ((rc = calibrate(req->run_dir, req->progress, &calibration, err))) goto out;
+    if ((rc = calibrate(req->run_dir, req->calibration_cache, req->progress, &calibration, err))) goto out;
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
         char log[4200];
@@ -328,6 +360,9 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         free(owned);
         if (rc) goto out;
         if (req->progress) fprintf(req->progress, " %.1f s\n", res.seconds);
+        char phase[300];
+        snprintf(phase, sizeof phase, "variant %s (program under CUPTI)", v->name);
+        wb_timing_mark(phase);
         runs[i].variant = v->name;
         runs[i].args = v->args;
         runs[i].n_args = v->n_args;
@@ -364,6 +399,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         goto out;
     /* the capture library wrote what it could: a capture that does not read is an incomplete capture */
     if ((rc = wb_recording_load(recording, out, err))) rc = err->code = WB_EXIT_CAPTURE;
+    wb_timing_mark("recording written and read");
 out:
     for (int r = 0; repeats && r < n_repeats; r++) wb_repeat_free(&repeats[r]);
     free(repeats);
@@ -404,7 +440,14 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
                            "(%s).%s%s", variants[i], run->exit_code, c->n_kernels, c->n_api, rec->path ? rec->path : "",
                            log_dir ? " Its output: " : "", log_dir ? log : "");
         }
-        /* a multi-process run: which ranks */
+        /* a multi-process run: the ranks the lesson runs, no more and no fewer */
+        int ranks = wb_lesson_world_size(lesson, variants[i]);
+        if (c->world_size != ranks)
+            return wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture of variant %s has world_size %d, but lesson.yaml runs it "
+                           "as %d process%s: rank %d %s; not graded. Re-record the lesson with grader record %s",
+                           rec->path ? rec->path : "the recording", variants[i], c->world_size, ranks, ranks == 1 ? "" : "es",
+                           c->world_size > ranks ? ranks : c->world_size,
+                           c->world_size > ranks ? "is not one of the lesson's ranks" : "is missing", lesson->dir);
         char which[200] = "";
         if (c->rank_problems[0]) snprintf(which, sizeof which, " (of its %d processes: %s)", c->world_size, c->rank_problems);
         if (!c->cupti_enabled)

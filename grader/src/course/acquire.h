@@ -19,10 +19,15 @@ typedef struct {
     const char *run_dir;          /* where captures, logs and the recording go (created) */
     FILE *progress;               /* "running variant eager ..." lines; NULL for none */
     int repeats;                  /* grader record --repeat N: N - 1 more runs of every variant, kept as range times */
+    const char *calibration_cache; /* a folder: reuse a calibration measured on this GPU (see wb_capture_live);
+                                    * NULL: always measure */
 } wb_live_request;
 
 /* Runs the calibration program (once per grader process: its result is reused), then the
- * variants; writes <run_dir>/recording.json with the calibration, each run's output and the
+ * variants. With calibration_cache set, a calibration measured before is reused when it was
+ * measured on this GPU (its UUID), under this driver (the kernel module's version), by this
+ * calibration program (its SHA-256) and less than a day ago; WB_CALIBRATE=fresh measures anyway.
+ * Each measurement replaces the cached one. Then the variants; writes <run_dir>/recording.json with the calibration, each run's output and the
  * repeats, and loads it into out. A lesson that failed still gives a recording (its runs say how
  * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
@@ -45,5 +50,8 @@ int wb_lesson_timeout(void);
  * lesson's older run folders past the newest WB_KEEP_RUNS (default 5) are removed, none younger
  * than ten minutes. */
 int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suffix, char *buf, size_t cap, wb_error *err);
+
+/* Removes a run folder's plain files, then the folder (left when anything else is inside). */
+void wb_remove_run_dir(const char *dir);
 
 #endif

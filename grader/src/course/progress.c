@@ -8,6 +8,7 @@
 #include "progress.h"
 #include "wb_base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,6 +71,23 @@ int wb_progress_save(const char *state_dir, json_t *progress, wb_error *err) {
     return 0;
 }
 
+/* Every writer writes progress.json.partial.<pid> while it holds the lock, so one found by the
+ * holder of the lock was left by a writer that was killed before its rename: progress.json is
+ * whole (the old version), and the leftover is removed. */
+static void remove_stale_partials(const char *state_dir) {
+    DIR *d = opendir(state_dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "progress.json.partial.", 22)) continue;
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+    }
+    closedir(d);
+}
+
 int wb_progress_lock(const char *state_dir, wb_error *err) {
     char path[4200];
     snprintf(path, sizeof path, "%s/progress.lock", state_dir);
@@ -80,6 +98,7 @@ int wb_progress_lock(const char *state_dir, wb_error *err) {
             close(fd);
             return -wb_fail(err, WB_EXIT_INPUT, "%s: cannot lock the progress file (%s)", path, strerror(errno));
         }
+    remove_stale_partials(state_dir);
     return fd;
 }
 

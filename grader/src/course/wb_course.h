@@ -11,6 +11,7 @@
 #define WB_LAYER_COURSE_H
 
 #include "acquire.h"
+#include "calibration_cache.h"
 #include "consent.h"
 #include "course.h"
 #include "course_status.h"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     FILE *out;
@@ -387,6 +388,9 @@ int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char 
     FILE *f = fopen(path, "w");
     int failed = !f || write_trace(f, rec, whole_run) != 0;
     if (f) failed |= fclose(f) != 0;
-    if (failed) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the trace file (is the folder writable, the disk full?)", path);
+    if (failed) {
+        unlink(path); /* no truncated trace left behind */
+        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the trace file (is the folder writable, the disk full?)", path);
+    }
     return 0;
 }

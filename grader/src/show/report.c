@@ -196,7 +196,14 @@ void wb_report_work_text(FILE *f, const wb_report_context *ctx, const wb_grade *
                     "TB/s", "bound");
             header = 1;
         }
-        fprintf(f, "  %-14s %-12s %8.2f %8.2f %7.2f %7.1f %5.2f  %s\n", row.variant, row.work->range, row.in.floor_us, row.gpu_us,
+        const char *variant_cell = row.variant, *range_cell = row.work->range;
+        if (strlen(row.variant) > 14 || strlen(row.work->range) > 12) { /* names on a line of their own */
+            char fitted[256];
+            fprintf(f, "  %s %s\n", row.variant, wb_fit_name(row.work->range, (size_t)(wb_term_width(f) > 40 ? wb_term_width(f) - 4 : 36) -
+                                                                              strlen(row.variant), fitted, sizeof fitted));
+            variant_cell = range_cell = "";
+        }
+        fprintf(f, "  %-14s %-12s %8.2f %8.2f %7.2f %7.1f %5.2f  %s\n", variant_cell, range_cell, row.in.floor_us, row.gpu_us,
                 row.in.floor_us > 0 ? row.gpu_us / row.in.floor_us : 0, per_s(row.work->flops, row.gpu_us) / 1e12,
                 per_s(row.work->bytes, row.gpu_us) / 1e12, wb_bound_name(row.bound));
     }

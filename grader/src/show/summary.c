@@ -209,11 +209,13 @@ static void kernel_table(FILE *f, const char *variant, const wb_capture *c, cons
     for (int i = 0; i < shown; i++) {
         const wb_kernel_row *r = &s->kernels[i];
         double pct = s->kernel_total_ns ? 100.0 * (double)r->total_ns / (double)s->kernel_total_ns : 0.0;
-        char buf[512];
-        const char *name = cell_name(r->name, st->width - used - (r->gemm ? 8 : 0), st, buf, sizeof buf);
+        char buf[512], *whole = st->long_names ? malloc(4 * strlen(r->name) + 1) : NULL; /* a C++ name may run to kilobytes */
+        const char *name = cell_name(r->name, st->width - used - (r->gemm ? 8 : 0), st, whole ? whole : buf,
+                                     whole ? 4 * strlen(r->name) + 1 : sizeof buf);
         fprintf(f, "  %6.1f %11.2f %6zu %10.2f", pct, (double)r->total_ns / 1e3, r->instances, r->avg_ns / 1e3);
         if (wide) fprintf(f, " %10.2f %10.2f %10.2f", r->median_ns / 1e3, (double)r->min_ns / 1e3, (double)r->max_ns / 1e3);
         fprintf(f, "  %s%s\n", name, r->gemm ? "  [gemm]" : "");
+        free(whole);
     }
     if ((size_t)shown < s->n_kernels)
         fprintf(f, "  ... %zu more kernel names (the trace file has them all)\n", s->n_kernels - (size_t)shown);

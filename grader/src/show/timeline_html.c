@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WIDTH 1200.0
 #define LABEL_X 10.0
@@ -755,5 +756,6 @@ int wb_timeline_html_write(const char *path, const wb_timeline_context *ctx, con
     if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (is the folder writable?)", path);
     int rc = wb_timeline_html(f, ctx, rec, err);
     if (fclose(f) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (disk full?)", path);
+    if (rc) unlink(path); /* no truncated page left behind */
     return rc;
 }

@@ -19,8 +19,9 @@ static const wb_run *first_python(const wb_recording *r) {
 const char *wb_recording_pytorch(const wb_recording *r, char *buf, size_t cap) {
     const wb_run *p = first_python(r);
     if (!p) return NULL;
-    snprintf(buf, cap, "PyTorch %s%s%s%s, Triton %s", p->torch[0] ? p->torch : "unknown", p->torch_cuda[0] ? " (built for CUDA " : "",
-             p->torch_cuda, p->torch_cuda[0] ? ")" : "", p->triton[0] ? p->triton : "not installed");
+    snprintf(buf, cap, "PyTorch %s%s%s%s, Triton %s, cuBLAS %s", p->torch[0] ? p->torch : "unknown",
+             p->torch_cuda[0] ? " (built for CUDA " : "", p->torch_cuda, p->torch_cuda[0] ? ")" : "",
+             p->triton[0] ? p->triton : "not installed", p->capture.cublas_version[0] ? p->capture.cublas_version : "unknown");
     return buf;
 }
 

@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 
-/* "PyTorch 2.11.0+cu130 (built for CUDA 13.0), Triton 3.5.1" from the recording's first PyTorch
- * run, or NULL when it has none. */
+/* "PyTorch 2.11.0+cu130 (built for CUDA 13.0), Triton 3.6.0, cuBLAS 13.1.0" from the recording's
+ * first PyTorch run (the cuBLAS its process loaded), or NULL when it has none. */
 const char *wb_recording_pytorch(const wb_recording *r, char *buf, size_t cap);
 
 /* What differs between a live capture and the reference recording (the answer key's): GPU,

@@ -9,6 +9,11 @@ cd "$WORK"
 sed -i 's/^binary: wb_probe$/binary: wb_probe\ndraft: true/' lessons/01_two/lesson.yaml # a draft: left out
 right_predictions lessons/00_probe/predictions.yaml 00_probe # a learner's file: never released
 mkdir -p .workbench && echo '{}' >.workbench/progress.json
+sed 's/^lesson: 00_probe/lesson: 01_two/' expectations/00_probe.yaml >expectations/01_two.yaml # a draft's key
+cp expectations/00_probe.yaml expectations/00_probe.yaml~ # an editor's backup
+cp expectations/00_probe.yaml expectations/00_probe.orig  # a merge's leftover
+mkdir -p expectations/old tests/corpus && cp expectations/00_probe.yaml expectations/old/
+cp expectations/00_probe.yaml tests/corpus/seed.yaml      # a copy of the key outside expectations/
 R=$(dirname "$WORK")/$(basename "$WORK")-release # not through $WORK: the trap removes it first
 trap 'rm -rf "$WORK" "$R"' EXIT
 
@@ -24,6 +29,11 @@ contains "$out" "1 draft lesson left out" "says what it left out"
 [ -e "$R/lessons/01_two" ] && fail "a draft lesson was released"
 [ -e "$R/expectations/00_probe.yaml" ] && fail "the answer key was released"
 [ -f "$R/expectations/00_probe.sealed.json" ] || fail "no sealed key"
+[ -e "$R/expectations/01_two.sealed.json" ] && fail "the draft lesson's key was sealed into the release"
+extra=$(cd "$R/expectations" && ls -A | grep -vx '00_probe.sealed.json')
+[ -z "$extra" ] || fail "expectations/ holds more than the sealed key: $extra"
+[ -e "$R/tests/corpus/seed.yaml" ] && fail "a copy of the answer key outside expectations/ was released"
+contains "$out" "other key files left out" "says it left the other key files out"
 for text in "Two launches, two kernels." "One cudaGraphLaunch replays both." "cuBLAS runs one nvjet kernel."; do
     grep -rqF "$text" "$R" && fail "an explanation is readable in the release: $text"
 done

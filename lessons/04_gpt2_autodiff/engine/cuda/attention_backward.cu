@@ -13,9 +13,9 @@
  * into q's gradient).
  *
  * Causal: query tiles above the diagonal are never visited; only the diagonal tiles (and a
- * partial last tile) carry the mask, through a template flag. PERF_NOTES.md ("Round 4:
- * attention", "Round 6: attention backward") has the measurements; the mma.sync version of
- * rounds 4-5 is bench/flash_attn_mma.cuh.
+ * partial last tile) carry the mask, through a template flag. docs/performance-history.md has
+ * the measurements; bench/flash_attn_mma.cuh keeps an mma.sync version to time this one
+ * against.
  */
 #include "attention.cuh"
 
@@ -99,7 +99,7 @@ __device__ __forceinline__ void fa_bwd_prefetch(bf16 *Qn, bf16 *dOn, const AttnD
 
 /* dQ_tile (64 queries from q0 x d columns 32 wg .. 32 wg + 31 of a warpgroup) into the f32 scratch
  * by float2 atomics straight from the accumulators (one vector reduction each on sm_90). Pairing
- * threads by a shuffle for float4 atomics (half the atomics) was 1.6% slower in all (run 5). */
+ * threads by a shuffle for float4 atomics (half the atomics) costs 1.6% more in all. */
 __device__ __forceinline__ void fa_dq_atomics(const AttnDesc &a, const float dq[16], int64_t base, int q0) {
     const int wg = threadIdx.x / 128, w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4, c = threadIdx.x % 4;
     UNROLL
@@ -114,8 +114,8 @@ __device__ __forceinline__ void fa_dq_atomics(const AttnDesc &a, const float dq[
 
 /* A thread's 16 columns (8 j + 2 c, + 1) of accumulator row r (x[4 j + 2 r + {0, 1}]) times s into
  * the bf16 row p (added to it when acc): 4-byte pairs where the row is 4-byte aligned, else
- * 2-byte elements. Element by element with 64-bit addressing (as before) the dK and dV stores were
- * a quarter of the kernel's stall samples (Nsight Compute, run 5). */
+ * 2-byte elements. Element by element, each with its own 64-bit address, the dK and dV stores are
+ * a quarter of the kernel's stall samples (Nsight Compute). */
 __device__ __forceinline__ void fa_store_row(bf16 *p, const float x[32], int r, float s, int acc) {
     const int c = threadIdx.x % 4;
     if ((uintptr_t)p % 4 == 0) {
@@ -234,8 +234,8 @@ __device__ __forceinline__ void fa_bwd_tile(float dk[32], float dv[32], const fl
  * Two barriers per query tile (before the dQ product; after the next tile's copies land, which
  * also frees this tile's buffers). One block (8 warps) per SM: the accumulators of dK, dV, S^T,
  * dP^T and dQ alone take 144 registers a thread (231 in all, no spill), so latency is hidden by
- * wgmma's asynchrony, not by other warps. PERF_NOTES.md, "Round 6: attention backward", has the
- * measurements (~370 us a layer at GPT-2 124M's shape in run 5, the mma.sync version's 405). */
+ * wgmma's asynchrony, not by other warps. ~293 us a layer at GPT-2 124M's shape, an mma.sync
+ * version 405 (docs/performance-history.md); with its 3 other launches 349, cuDNN's backward 321. */
 __global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int vec) {
 #if WG_AVAILABLE
     FA_DYNAMIC_SHARED(smem);
@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(FA_BWD_THREADS, 1) k_flash_bwd(AttnDesc a, int
 /* gq (+)= dq (the f32 atomics' sum), through gq's strides: 8 columns a thread. vec (gq's rows
  * 16-byte aligned): one 16-byte read-modify-write of gq and two 16-byte loads of dq per thread,
  * 32-bit index math (the host passes vec only when every row index fits); else 2-byte accesses.
- * Round 1 had only the 2-byte path: 110 us per call at GPT-2 124M instead of ~30. */
+ * The 2-byte path alone takes 110 us per call at GPT-2 124M instead of ~30. */
 __global__ void k_flash_dq_finish(AttnDesc a, int64_t n8, int vec) {
     int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (i >= n8) return;

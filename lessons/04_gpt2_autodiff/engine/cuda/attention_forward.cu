@@ -2,7 +2,7 @@
  * attention_forward.cu: fused causal attention (bf16, head size 64), FlashAttention-3 style on
  * Hopper's warpgroup MMA (wgmma, sm_90a; wgmma.cuh): the (T, T) scores never leave the chip, and
  * the tensor cores read Q, K and V straight from shared memory (no ldmatrix through the registers
- * of every warp: that traffic bounded the mma.sync kernel of rounds 4-5, PERF_NOTES.md).
+ * of every warp: that traffic bounds an mma.sync kernel; docs/performance-history.md has counts).
  *
  * A block of 2 warpgroups (8 warps) owns 128 query rows, 64 per warpgroup, and walks the 128-key
  * tiles up to the diagonal. Q's rows are loaded once; K and V tiles are double-buffered in shared
@@ -18,7 +18,7 @@
  * Causal: key tiles past the diagonal are never visited; only the diagonal tile (which also holds
  * any keys past T) carries the mask, through a template flag, and there the first warpgroup's rows
  * need only the tile's first 64 keys (half the products). Heavy blocks (the most tiles) are
- * scheduled first. PERF_NOTES.md ("Round 6: attention forward") has the measurements.
+ * scheduled first. docs/performance-history.md has the measurements.
  */
 #include "attention.cuh"
 
@@ -176,8 +176,8 @@ __device__ __forceinline__ void fa_fwd_store(bf16 *out, int64_t rs, float *lse, 
  * wg_load_rows_sw128 specialised to this block. With 16-byte copies thread t copies chunk t % 8 of
  * rows t / 8 + 32 i, so its swizzled chunk (chunk ^ row % 8) is the same in every row it copies and
  * both addresses step by a constant: a few instructions a copy instead of the general loop's ~20.
- * Measured on the H200: 102.7 -> 92.9 us a layer, though its hoisted strides cost 60 bytes of
- * spills at 128 registers (PERF_NOTES.md, "Round 6: attention forward"). */
+ * On the H200: 92.9 us a layer against 102.7 with the general loader, though its hoisted strides
+ * cost 60 bytes of spills at 128 registers (docs/performance-history.md). */
 __device__ __forceinline__ void fa_fwd_load(bf16 *tile, const bf16 *src, int64_t rs, int row0, int T, int vec) {
     static_assert(FA_FWD_THREADS == 256 && FA_FWD_ROWS == 128 && FA_FWD_KEYS == 128, "fa_fwd_load: 128 rows, 256 threads");
     if (!vec) {

@@ -9,14 +9,14 @@
  *   reduce.cu       sums over dims (bias gradients), the squared gradient norm
  *   layernorm.cu    layer norm and its pullback
  *   softmax.cu      softmax and its pullback, cross-entropy (log-sum-exp, loss, gradient)
- *   attention_forward.cu   fused causal attention (FlashAttention-2 style, mma.sync)
+ *   attention_forward.cu   fused causal attention (FlashAttention-3 style, wgmma on sm_90a)
  *   attention_backward.cu  its pullback (attention.cuh: what the two share)
  *   gemm.cu         matrix products through cuBLASLt
  *   optimizer.cu    AdamW over the flat parameter block
  *   backend_cuda.cu the backend table, memory, device set-up
  * Everything runs on the legacy default stream in issue order; nothing synchronises with the host
  * except to_host / to_device / sync. bf16 storage with f32 arithmetic (every kernel loads to float
- * and rounds once on store), or plain f32. PERF_NOTES.md has each kernel's measurements.
+ * and rounds once on store), or plain f32. docs/performance.md has each kernel's time.
  */
 #ifndef WB_CUDA_COMMON_CUH
 #define WB_CUDA_COMMON_CUH
@@ -314,7 +314,8 @@ static inline int bad_dtype(const char *what, wb_dtype d) {
 #define BF(x) ((bf16 *)(x))
 #define FL(x) ((float *)(x))
 
-/* at least n floats of scratch (cudaFree synchronises: this happens in the first step only) */
+/* at least n floats of scratch (cudaFree synchronises: only the first step grows it, since every
+ * step asks for the same sizes) */
 static inline int scratch_reserve(cuda_impl *im, size_t n) {
     if (im->scratch_floats >= n) return WB_OK;
     if (im->scratch) CUDA_CHECK(cudaFree(im->scratch));

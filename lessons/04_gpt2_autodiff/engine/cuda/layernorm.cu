@@ -108,9 +108,9 @@ __device__ __forceinline__ float elem(const pack8<bf16> &q, int i) {
  * gridDim.x k), the row held in registers as loaded (bf16: 4 registers per 8 elements), every load
  * of a row in flight at once: gin += rstd (g w - mean(g w) - xhat mean(g w xhat)), and for the
  * lane's own columns the sums of g xhat (the gain's gradient) and g (the bias's), kept in shared
- * memory, a region per warp (not in registers: 48 of them at C = 768 held round 4's kernel to 12
- * warps per SM, each with one row in flight, 43 us for 101 MB; this one fits 24: 36 us on the
- * H200, PERF_NOTES.md round 5). Shared float4s are in the lanes' order, (k, half, lane), so that
+ * memory, a region per warp (not in registers: 48 of them at C = 768 hold a kernel to 12 warps
+ * per SM, each with one row in flight, 43 us for 101 MB; this one fits 24: 36 us on the H200,
+ * docs/performance-history.md). Shared float4s are in the lanes' order, (k, half, lane), so that
  * a warp's accesses have no bank conflicts; w sits there too, as f32. At the end the block adds
  * its warps' sums in warp order: its contribution to a tree_finish over the blocks, whose last
  * block adds the totals into gw, gb. Skipped when neither is wanted. Deterministic: every sum has

@@ -44,8 +44,8 @@ __global__ void k_adamw(AdamwStep a) {
 
 /* The same, four parameters a thread: 16-byte accesses to master, m and v (and f32 params), 8-byte
  * to bf16 params and grads (the host checks the alignment; a partial last group goes one by one).
- * 28 bytes per bf16 parameter: 3.48 GB at GPT-2 124M, 840 us at copy bandwidth; round 1's one
- * parameter a thread took 1021. */
+ * 28 bytes per bf16 parameter: 3.48 GB at GPT-2 124M, 840 us at copy bandwidth; one parameter
+ * a thread takes 1021. */
 template <typename T>
 struct alignas(4 * sizeof(T)) pack4 {
     T v[4];

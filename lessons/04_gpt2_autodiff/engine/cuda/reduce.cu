@@ -42,8 +42,8 @@ __global__ void k_sum_into(TDesc dst, TDesc src, int red_mask, int64_t n_dst, in
  * A block of 256 threads covers a slab of 32 V columns, thread (x, y) = (threadIdx.x % 32,
  * threadIdx.x / 32) the V columns [V x, V x + V) and the rows y, y + 8, ...; the 8 row lanes are
  * added in shared memory in order. V = 8 (N a multiple of 8, rows 16-byte aligned): 16-byte loads,
- * a warp reads 512 contiguous bytes of a row; V = 1 otherwise. Round 4 had only V = 1 with 2-byte
- * loads: 40.7 us for the 124M position-embedding gradient (25 MB) against 11.1 with V = 8. */
+ * a warp reads 512 contiguous bytes of a row; V = 1 otherwise. 2-byte loads (V = 1) take 40.7 us
+ * for the 124M position-embedding gradient (25 MB), 16-byte ones (V = 8) 11.1. */
 template <typename T, int V>
 __global__ void __launch_bounds__(256) k_sum_cols(T *dst, const T *src, int64_t M, int64_t N, float scale, int acc) {
     __shared__ float buf[8][32 * V + 4];
@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(256) k_sum_cols_partial_vec(float *part, const
 }
 
 /* pass 2: block (32, 8), 32 columns, lane y adds chunks y, y + 8, ... (unrolled, so that several
- * loads are in flight), then lane 0 adds the 8 lanes in order: deterministic. Round 1 had a thread
- * per column walking all chunks one load at a time: 3 blocks at N = 768. */
+ * loads are in flight), then lane 0 adds the 8 lanes in order: deterministic. A thread per column
+ * walking all chunks one load at a time would be 3 blocks at N = 768. */
 template <typename T>
 __global__ void __launch_bounds__(256) k_sum_cols_final(T *dst, const float *part, int chunks, int64_t N, float scale,
                                                         int acc) {

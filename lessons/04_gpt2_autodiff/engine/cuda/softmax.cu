@@ -246,7 +246,7 @@ __device__ __forceinline__ void st8_stream(T *p, const float *f) {
  * and stores, 26.6 MB of rows in flight inside the 60 MB L2 (52% of L2 reads hit: the second pass
  * almost always). It is latency-bound, not bandwidth-bound (DRAM 58% busy); 256 threads with 3 or
  * 4 rows per SM, 1024 with 1, raw bf16 registers, 8 vectors in flight and the row in shared memory
- * all measured slower (PERF_NOTES, Round 5). The gradient is k_ce_backward's arithmetic with
+ * all measured slower (docs/performance-history.md). The gradient is k_ce_backward's arithmetic with
  * gloss = 1, to the bit. */
 #define CE_FUSED_THREADS 512
 template <typename T>
@@ -310,7 +310,7 @@ __global__ void k_ce_mean(float *loss, const float *lse, const T *logits, const 
  * One block per row, 16-byte accesses when vec. Storing (acc = 0, the first write of this
  * gradient, engine.h) it writes the padding columns' zeros too and never reads the old gradient:
  * the logits read and their gradient written, 3.3 GB at GPT-2 124M, B = 16, T = 1024 (4.95 GB
- * when accumulating, plus the 1.65 GB memset that used to zero the gradient first). */
+ * when accumulating, where a first write would also need a 1.65 GB memset to zero it). */
 template <typename T>
 __global__ void __launch_bounds__(256) k_ce_backward(T *__restrict__ gl, const float *gloss, const float *lse,
                                                      const T *__restrict__ logits, const int32_t *t, int64_t N,

@@ -4,7 +4,7 @@
  * consecutive threads), with B (and A, or A from registers) read by the tensor cores straight from
  * shared memory through a 64-bit matrix descriptor. This is what lifts the shared-memory bound of
  * mma.sync + ldmatrix kernels (every operand byte through the registers of every warp that uses it):
- * PERF_NOTES.md, "Round 4: attention", has the counts.
+ * docs/performance-history.md has the counts.
  *
  * Shared tiles: rows of exactly 64 bf16 (128 bytes) in the 128-byte swizzle (16-byte chunk c of row r
  * is stored at chunk c ^ (r % 8): the 8 rows of a 1024-byte group spread over all banks), each tile's

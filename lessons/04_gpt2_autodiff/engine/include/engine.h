@@ -17,8 +17,10 @@
  *
  * Memory: every header, saved context and temporary comes from the host arena; activation values
  * from the activation arena; their gradients from the gradient arena. All three are reset at the
- * start of each step (wb_ctx_reset), so after the first step nothing is allocated. Parameters and
- * their gradients live outside, in one block each (see model/gpt2.h).
+ * start of each step (wb_ctx_reset). The first step grows them chunk by chunk; the reset that
+ * opens the second step frees the chunks and allocates one that holds the peak (inside that
+ * step: at GPT-2 124M 13 cudaFree and 2 cudaMalloc), so from the third step on nothing is
+ * allocated. Parameters and their gradients live outside, in one block each (see model/gpt2.h).
  *
  * Nothing zeroes the gradient arena. Each gradient allocation (wb_grad_buf) knows whether this
  * backward pass has written it yet: the first pullback that writes all of it stores (out = g, no

@@ -47,7 +47,7 @@ static inline int wb_cuda_gemm_kernels(const wb_tensor *out, const wb_tensor *bi
  * 2 kernels only where every answer splits. For DGELU (cuBLASLt has only xmma kernels for it, the
  * same kernel with different thread-block clusters) the answer of the first answer's kernel with
  * the most waves: the 8-CTA clusters it ranks first leave SMs idle by its own count. Measured in
- * PERF_NOTES.md, "Round 5: GEMMs". */
+ * docs/performance-history.md (bench_gemm_shapes). */
 typedef struct {
     int ok;           /* the heuristic says the answer runs */
     uint32_t kernel;  /* CUBLASLT_ALGO_CONFIG_ID */

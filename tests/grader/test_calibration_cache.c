@@ -1,0 +1,88 @@
+/*
+ * test_calibration_cache.c: a calibration is reused only on the GPU, driver and calibration
+ * program it was measured with, for less than a day; anything else there (another GPU's key, a
+ * corrupt or foreign file) is ignored, and a new measurement replaces the old one.
+ */
+#include "calibration_cache.h"
+#include "course_fixture.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char root[4200];
+static wb_calibration_key key;
+static const char *measured = "{\"format\": \"gpu-workbench-calibration\", \"version\": 1, \"gpu\": \"NVIDIA H200\", "
+                              "\"copy_bytes_per_s\": 4.221e+12, \"matrix_flops_per_s\": 8.042e+14, \"method\": \"m\"}";
+static const time_t t0 = 1796150000;
+
+static void setup(void) {
+    fixture_temp_dir(root, sizeof root);
+    memset(&key, 0, sizeof key);
+    snprintf(key.uuid, sizeof key.uuid, "GPU-0123abcd-0000-1111-2222-333344445555");
+    snprintf(key.driver, sizeof key.driver, "580.159.04");
+    snprintf(key.binary_sha256, sizeof key.binary_sha256, "%064d", 7);
+    snprintf(key.dir, sizeof key.dir, "%s/calibration", root);
+    wb_calibration_key_path(&key);
+}
+
+static void teardown(void) { fixture_remove(root); }
+
+TestSuite(calibration_cache, .init = setup, .fini = teardown);
+
+static char *get(const wb_calibration_key *k, time_t now) {
+    char at[64] = "";
+    return wb_calibration_cached(k, now, at, sizeof at);
+}
+
+Test(calibration_cache, reused_on_the_same_gpu_driver_and_program_for_a_day) {
+    cr_assert_null(get(&key, t0), "nothing cached yet");
+    wb_calibration_store(&key, measured, t0);
+    char at[64] = "";
+    char *text = wb_calibration_cached(&key, t0 + 60, at, sizeof at);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "8.042e+14") || strstr(text, "804200000000000"), "%s", text);
+    cr_assert_str_eq(at, "2026-12-01T18:33:20Z");
+    free(text);
+    text = get(&key, t0 + WB_CALIBRATION_MAX_AGE_S - 1);
+    cr_assert_not_null(text, "still within the day");
+    free(text);
+    cr_assert_null(get(&key, t0 + WB_CALIBRATION_MAX_AGE_S), "a day old: measured again");
+    cr_assert_null(get(&key, t0 - 1), "measured in the future (a clock set back): measured again");
+}
+
+Test(calibration_cache, another_gpu_driver_or_program_measures_again) {
+    wb_calibration_store(&key, measured, t0);
+    wb_calibration_key k = key;
+    snprintf(k.driver, sizeof k.driver, "580.160.01");
+    cr_assert_null(get(&k, t0 + 1), "another driver");
+    k = key;
+    snprintf(k.binary_sha256, sizeof k.binary_sha256, "%064d", 8);
+    cr_assert_null(get(&k, t0 + 1), "another calibration program");
+    k = key;
+    snprintf(k.uuid, sizeof k.uuid, "GPU-ffffffff-0000-1111-2222-333344445555");
+    wb_calibration_key_path(&k);
+    cr_assert_null(get(&k, t0 + 1), "another GPU, even of the same model");
+    /* that GPU's file, renamed to this GPU's, does not pass for it */
+    wb_calibration_store(&k, measured, t0);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "mv '%s' '%s'", k.path, key.path);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_null(get(&key, t0 + 1), "a file that names another GPU");
+}
+
+Test(calibration_cache, a_file_that_does_not_read_is_ignored_and_replaced) {
+    wb_calibration_store(&key, measured, t0);
+    FILE *f = fopen(key.path, "w");
+    cr_assert_not_null(f);
+    fputs("{\"format\": \"gpu-workbench-calibration-cache\", \"gpu_uuid\":", f);
+    fclose(f);
+    cr_assert_null(get(&key, t0 + 1), "a truncated file");
+    wb_calibration_store(&key, "not json", t0); /* a failed measurement is never stored */
+    cr_assert_null(get(&key, t0 + 1));
+    wb_calibration_store(&key, measured, t0 + 5);
+    char *text = get(&key, t0 + 6);
+    cr_assert_not_null(text, "a new measurement replaces the broken file");
+    free(text);
+}
