@@ -1,8 +1,8 @@
 #!/bin/bash
 # start.sh: the first command of the quick start. Sets up what is missing, builds the workbench,
-# says what to read first, and starts the course: `grader check lessons/01_matmul_add` (extra
-# arguments go to grader check), which asks the lesson's questions on a terminal. On a machine
-# without a GPU the grader replays the lesson's H200 recording.
+# and goes on with the course: `grader check` (extra arguments go to it) takes the next lesson not
+# graded yet, names its README and program, and asks its questions on a terminal. Run again, it
+# goes on to the next lesson. On a machine without a GPU the grader replays the H200 recordings.
 set -u
 WB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$WB_ROOT/scripts/deps.sh"
@@ -10,14 +10,7 @@ wb_ensure_packages || exit 1
 wb_find_nvcc || exit 1
 wb_build "$WB_ROOT/build" || { echo "build failed: see the messages above" >&2; exit 1; }
 cd "$WB_ROOT" || exit 1
-cat <<'TEXT'
-
-Built. The course starts with lesson 01. Before answering anything, read
-  lessons/01_matmul_add/README.md   down to the line <!-- reveal --> (past it are the answers)
-  lessons/01_matmul_add/main.cu     the program the questions are about
-Then grader check asks the lesson's questions here and grades your answers.
-TEXT
-if [ -t 0 ] && [ -t 1 ]; then
-    read -r -p "(Ctrl-C stops here; scripts/start.sh starts again.) Press Enter when you have read them: " _ || exit 1
-fi
-exec build/bin/grader check lessons/01_matmul_add "$@"
+echo
+echo "Built. grader check takes the next lesson you have not graded (lesson 01 the first time), names"
+echo "what to read before its questions, asks them here and grades your answers."
+exec build/bin/grader check "$@"

@@ -110,14 +110,14 @@ static const prim_case CASES[] = {
     {"attention, 3 heads x 201", f_attention, 3, {{4, {1, 3, 201, 64}, IN_NORMAL, 0}, {4, {1, 3, 201, 64}, IN_NORMAL, 0},
                                                   {4, {1, 3, 201, 64}, IN_NORMAL, 0}}, 1e-2},
     {"cross entropy, vec8", f_cross_entropy_wide, 2, {{S3(2, 40, 136), IN_NORMAL, 0}, {S2(2, 40), IN_INDEX, 131}}, 0},
-    /* round 2: rows wide enough for k_ce_lse's four-vector loop (8 x 4 x 256 logits) and its
+    /* rows wide enough for k_ce_lse's four-vector loop (8 x 4 x 256 logits) and its
      * one-vector rest; a tall column sum whose width is no multiple of 8 (the 2-byte pass 1) */
     {"cross entropy, 9000 wide", f_cross_entropy_wide, 2, {{S2(3, 9000), IN_NORMAL, 0}, {S1(3), IN_INDEX, 8995}}, 0},
     {"sum axis 0, tall, 37 wide", f_sum0, 1, {{S2(1030, 37), IN_NORMAL, 0}}, 0},
     /* k_layernorm_backward_vec2 with two and three vectors per lane, into a gradient that is not zero */
     {"layernorm 392 + residual", f_layernorm_residual, 3, {{S2(300, 392), IN_NORMAL, 0}, {S1(392), IN_NORMAL, 0}, {S1(392), IN_NORMAL, 0}}, 0},
     {"layernorm 768 + residual", f_layernorm_residual, 3, {{S2(1100, 768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}, {S1(768), IN_NORMAL, 0}}, 0},
-    /* round 5: column sums of 64 chunks, and of three slabs (the last 8 wide); the any-width
+    /* column sums of 64 chunks, and of three slabs (the last 8 wide); the any-width
      * layer-norm pullback's 100 one-warp blocks, whose sums the last block finishes in three
      * levels of groups (tree_finish) */
     {"sum axis 0, 4096 tall", f_sum0, 1, {{S2(4096, 24), IN_NORMAL, 0}}, 0},

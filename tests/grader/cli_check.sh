@@ -16,8 +16,11 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_rc() { # want, got, what
   [ "$1" = "$2" ] || fail "$3: exit $2, expected $1"
 }
-contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" <<<"$1" || fail "$3: output shows '$2'"; }
+# Messages wrap at the terminal's width (80 columns off a terminal): text is also looked for
+# with the output's lines joined again (runs of spaces and newlines as one space).
+squash() { printf '%s' "$1" | tr -s ' \r\n' '   '; }
+contains() { grep -qF -- "$2" <<<"$1" || grep -qF -- "$(squash "$2")" <<<"$(squash "$1")" || fail "$3: output lacks '$2'"; }
+lacks() { ! grep -qF -- "$2" <<<"$1" && ! grep -qF -- "$(squash "$2")" <<<"$(squash "$1")" || fail "$3: output shows '$2'"; }
 
 # --- all right: exit 0, score, reveal after grading, trace file valid, progress recorded --------
 cat > $WORK/right.yaml <<'Y'

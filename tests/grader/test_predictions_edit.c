@@ -96,11 +96,11 @@ Test(predictions_edit, keeps_numbered_backups_and_never_overwrites_them) {
     size_t n = edits_for(TEMPLATE, edits);
     wb_error err = {0};
     char backup[4096];
-    cr_assert_eq(wb_predictions_fill(path, edits, 1, backup, sizeof backup, &err), 0, "%s", err.message);
+    cr_assert_eq(wb_predictions_fill(path, edits, 1, 1, backup, sizeof backup, &err), 0, "%s", err.message);
     snprintf(bak, sizeof bak, "%s.bak", path);
     cr_assert_str_eq(backup, bak);
     /* second round: the remaining edits (positions unchanged: same line, same column) */
-    cr_assert_eq(wb_predictions_fill(path, edits + 1, n - 1, backup, sizeof backup, &err), 0, "%s", err.message);
+    cr_assert_eq(wb_predictions_fill(path, edits + 1, n - 1, 1, backup, sizeof backup, &err), 0, "%s", err.message);
     snprintf(bak2, sizeof bak2, "%s.bak.2", path);
     cr_assert_str_eq(backup, bak2);
     char buf[4096];

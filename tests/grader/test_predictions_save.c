@@ -137,7 +137,7 @@ Test(predictions_save, keeps_mode_follows_symlinks_and_never_cuts) {
     cr_assert_eq(symlink("real.yaml", link), 0);
     char backup[4200];
     wb_error err = {0};
-    int rc = wb_predictions_fill(link, edits, n, backup, sizeof backup, &err);
+    int rc = wb_predictions_fill(link, edits, n, 1, backup, sizeof backup, &err);
     cr_assert_eq(rc, 0, "%s", err.message);
     struct stat st;
     cr_assert_eq(lstat(link, &st), 0);
@@ -180,7 +180,7 @@ Test(predictions_save, a_file_grown_past_the_bound_or_swapped_is_refused_unchang
     text[big] = '\0';
     write_file(path, text, big, 0644);
     wb_error err = {0};
-    cr_assert_eq(wb_predictions_fill(path, edits, n, backup, sizeof backup, &err), WB_EXIT_INPUT);
+    cr_assert_eq(wb_predictions_fill(path, edits, n, 1, backup, sizeof backup, &err), WB_EXIT_INPUT);
     cr_assert(!strncmp(err.message, path, strlen(path)) && strstr(err.message, "larger than the 1048576 bytes") &&
               strstr(err.message, "nothing was written"), "%s", err.message);
     size_t got;
@@ -197,7 +197,7 @@ Test(predictions_save, a_file_grown_past_the_bound_or_swapped_is_refused_unchang
     unlink(path);
     cr_assert_eq(mkfifo(path, 0644), 0);
     memset(&err, 0, sizeof err);
-    cr_assert_eq(wb_predictions_fill(path, edits, n, backup, sizeof backup, &err), WB_EXIT_INPUT);
+    cr_assert_eq(wb_predictions_fill(path, edits, n, 1, backup, sizeof backup, &err), WB_EXIT_INPUT);
     cr_assert(!strncmp(err.message, path, strlen(path)) && strstr(err.message, "a FIFO (named pipe), not a regular file"), "%s",
               err.message);
     cr_assert_eq(access(bak, F_OK), -1, "a backup was written");
@@ -219,7 +219,7 @@ static void save_killed_at(const char *path, int k) {
         size_t n = 0;
         for (size_t j = 0; j < p.items[0].n_facts; j++)
             edits[n++] = (wb_answer_edit){.line = p.items[0].facts[j].line, .column = p.items[0].facts[j].column, .value = 5};
-        _exit(wb_predictions_fill(path, edits, n, NULL, 0, &err) ? 2 : 0);
+        _exit(wb_predictions_fill(path, edits, n, 1, NULL, 0, &err) ? 2 : 0);
     }
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);

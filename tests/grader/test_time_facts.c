@@ -318,6 +318,26 @@ Test(time_facts, the_report_shows_the_band) {
     case_done(&c);
 }
 
+/* The band the report prints is the band graded: both printed ends are right, and the next value
+ * past either end, at the printed precision, is wrong. */
+Test(time_facts, the_band_printed_is_the_band_graded) {
+    const struct { double actual, tolerance; } cases[] = {{3.552, 0.4}, {56.31, 0.25}, {1931.4, 0.25}, {0.37, 0.25}, {171.72, 0.25},
+                                                          {2.9, 0.4}, {400, 0.25}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wb_graded_fact g = {.is_time = 1, .actual = 0, .actual_us = cases[i].actual, .tolerance = cases[i].tolerance};
+        char text[128], from_s[64], to_s[64];
+        wb_graded_band_text(&g, text, sizeof text);
+        cr_assert_eq(sscanf(text, "%63s to %63s", from_s, to_s), 2, "%s", text);
+        double from = strtod(from_s, NULL), to = strtod(to_s, NULL);
+        const char *dot = strchr(to_s, '.');
+        double step = pow(10, -(dot ? (int)strlen(dot + 1) : 0));
+        cr_assert(wb_time_within(from, g.actual_us, g.tolerance), "%g: printed %s, its lower end is graded wrong", g.actual_us, text);
+        cr_assert(wb_time_within(to, g.actual_us, g.tolerance), "%g: printed %s, its upper end is graded wrong", g.actual_us, text);
+        cr_assert(!wb_time_within(from - step, g.actual_us, g.tolerance), "%g: printed %s, below it is graded right", g.actual_us, text);
+        cr_assert(!wb_time_within(to + step, g.actual_us, g.tolerance), "%g: printed %s, above it is graded right", g.actual_us, text);
+    }
+}
+
 Test(time_facts, a_bound_without_declared_work_is_a_clear_error) {
     lesson_fixture fx;
     lesson_with(&fx, "");

@@ -36,7 +36,7 @@ command -v ccache >/dev/null && export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CX
 
 # 1. scripts/start.sh at a terminal
 cd "$CLONE"
-out=$(python3 "$PTY" --timeout 900 "Press Enter when you have read them:" "\n" "+? " "1\n" "[y/N]" "y\n" -- scripts/start.sh 2>&1); rc=$?
+out=$(python3 "$PTY" --timeout 900 "(q stops here):" "\n" "+? " "1\n" "[y/N]" "y\n" -- scripts/start.sh 2>&1); rc=$?
 echo "$out" | tail -n 40
 [ $rc = 0 ] || [ $rc = 1 ] || fail "start.sh: exit $rc, expected 0 or 1 (graded)"
 grep -qF "README.md" <<<"$out" || fail "start.sh does not say which README to read first"
@@ -50,6 +50,11 @@ import json, sys
 p = json.load(open(sys.argv[1]))["lessons"]["01_matmul_add"]
 assert p["state"] == "graded" and p["first_total"] > 0, p
 PY
+# run again, start.sh goes on to the next lesson instead of grading lesson 01 again
+out=$(python3 "$PTY" --timeout 300 "(q stops here):" "q\n" -- scripts/start.sh 2>&1); rc=$?
+[ $rc = 0 ] || fail "start.sh again, q before the questions: exit $rc"
+grep -qF "lessons/02_linear/README.md" <<<"$(tr -s ' \r\n' '   ' <<<"$out")" || fail "start.sh again does not go to lesson 02: $out"
+grep -qF "Score:" <<<"$out" && fail "start.sh again graded something"
 status=$(git status --porcelain)
 [ -z "$status" ] || fail "start.sh changed the checkout: $status"
 

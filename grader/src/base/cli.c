@@ -1,7 +1,10 @@
+#define _GNU_SOURCE
 /* cli.c: see cli.h. */
 #include "cli.h"
 #include "error.h"
 #include "paths.h"
+#include "term.h"
+#include "text_fit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +20,16 @@ int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, 
     va_end(ap);
     fprintf(stderr, "\n\n%s", usage);
     return WB_EXIT_INPUT;
+}
+
+void wb_cli_error(const char *command, const char *message) {
+    char *text = NULL;
+    if (asprintf(&text, "grader %s: %s", command, message) < 0) {
+        fprintf(stderr, "grader %s: %s\n", command, message);
+        return;
+    }
+    wb_wrap(stderr, text, 0, 2, wb_term_width(stderr));
+    free(text);
 }
 
 int wb_cli_format_ok(const char *format) { return format && (!strcmp(format, "text") || !strcmp(format, "json")); }

@@ -72,6 +72,10 @@ int wb_cli_parse(const wb_cli_spec *spec, int argc, char **argv);
 /* Prints "grader COMMAND: MESSAGE", a blank line and the usage to stderr; returns WB_EXIT_INPUT. */
 int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Prints "grader COMMAND: MESSAGE" to stderr, wrapped to the terminal's width (term.h) at
+ * spaces; a "file:line:column:" that opens the message stays on the first line. */
+void wb_cli_error(const char *command, const char *message);
+
 /* 1 when format is "text" or "json". */
 int wb_cli_format_ok(const char *format);
 

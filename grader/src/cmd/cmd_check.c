@@ -17,6 +17,7 @@
 #include "wb_base.h"
 #include "wb_grade.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -43,8 +44,8 @@ const char CHECK_USAGE[] =
     "  --long-names        full kernel names in the tables (else shortened to fit the terminal's width:\n"
     "                      COLUMNS, or the terminal's own, or 80)\n"
     "\n"
-    "exit: 0 every fact right, 1 some fact wrong, 2 bad usage or input, 3 lesson failed or capture\n"
-    "incomplete\n";
+    "exit: 0 every fact right (or you stopped at a question: nothing graded), 1 some fact wrong, 2 bad\n"
+    "usage or input, 3 lesson failed or capture incomplete\n";
 
 typedef struct {
     const char *lesson_dir, *predictions, *variant, *trace, *format;
@@ -94,13 +95,54 @@ static int next_unfinished(char *buf, size_t cap, wb_error *err) {
     return 0;
 }
 
+/* The lesson's program: main.cu or main.c, else its first .cu or .c file (lesson 04's train.c). */
+static void program_file(const char *lesson_dir, char *buf, size_t cap) {
+    static const char *const preferred[] = {"main.cu", "main.c"};
+    buf[0] = '\0';
+    for (size_t i = 0; i < 2 && !buf[0]; i++) {
+        snprintf(buf, cap, "%s/%s", lesson_dir, preferred[i]);
+        if (!wb_file_exists(buf)) buf[0] = '\0';
+    }
+    struct dirent **names = NULL;
+    int n = buf[0] ? 0 : scandir(lesson_dir, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(names[i]->d_name);
+        int source = (len > 3 && !strcmp(names[i]->d_name + len - 3, ".cu")) || (len > 2 && !strcmp(names[i]->d_name + len - 2, ".c"));
+        if (source && !buf[0]) snprintf(buf, cap, "%s/%s", lesson_dir, names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* check without a lesson: say which lesson comes next and what to read before its questions. */
+static void name_next_lesson(FILE *f, const char *lesson_dir) {
+    char readme[4200], program[4400], text[9000];
+    snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
+    program_file(lesson_dir, program, sizeof program);
+    snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
+             "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
+             program[0] ? ", the program the questions are about" : "");
+    wb_wrap(f, text, 0, 2, wb_term_width(f));
+}
+
+/* On a terminal, before the questions of a lesson named by check itself: 1 to go on, 0 to stop. */
+static int ready_to_answer(void) {
+    fputs("Press Enter when you have read them (q stops here): ", stdout);
+    fflush(stdout);
+    char *line = NULL;
+    size_t cap = 0;
+    int go = getline(&line, &cap, stdin) >= 0 && strncmp(line + strspn(line, " \t"), "q", 1) != 0;
+    free(line);
+    return go;
+}
+
 /* ---- open predictions (~) ----------------------------------------------------------------- */
 
 static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, size_t cap) {
     wb_fact_kind_get(f->kind)->describe(f, p->range, buf, cap);
 }
 
-static void list_open(FILE *f, const wb_prediction_set *p, int asked) {
+static void list_open(FILE *f, const wb_prediction_set *p) {
     int width = wb_term_width(f);
     char text[5000];
     snprintf(text, sizeof text, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:",
@@ -112,10 +154,18 @@ static void list_open(FILE *f, const wb_prediction_set *p, int asked) {
             const wb_fact *x = &p->items[i].facts[j];
             if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
         }
-    if (asked) wb_wrap(f, "Run grader check again to answer them (you skipped them), or write a number in place of each ~.", 0, 2, width);
-    else
-        wb_wrap(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.",
-                0, 2, width);
+    wb_wrap(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.",
+            0, 2, width);
+}
+
+/* The learner stopped asking (q) or skipped the rest on a terminal: a choice, not an error. */
+static void say_stopped(FILE *f, const wb_prediction_set *p) {
+    char text[5000];
+    size_t open = wb_predictions_open(p);
+    snprintf(text, sizeof text, "Stopped: %zu value%s still open in %s, so nothing is graded or shown. Run grader check again "
+             "to answer them, or write a number in place of each ~.", open, open == 1 ? " is" : "s are", p->path);
+    fputc('\n', f);
+    wb_wrap(f, text, 0, 2, wb_term_width(f));
 }
 
 /* Ctrl-C (or the terminal closing) while the learner answers: stop asking and save what was typed
@@ -218,8 +268,15 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     int rc = 0;
     if (n > 0) {
         char backup[4200];
-        rc = wb_predictions_fill(p->path, edits, n, backup, sizeof backup, err);
-        if (!rc) printf("\nSaved %zu answer%s into %s (your previous file is kept as %s).\n", n, n == 1 ? "" : "s", p->path, backup);
+        rc = wb_predictions_fill(p->path, edits, n, !wb_is_untouched_template(p->path), backup, sizeof backup, err);
+        if (!rc) {
+            char text[9000];
+            if (backup[0]) snprintf(text, sizeof text, "Saved %zu answer%s into %s (your previous file is kept as %s).", n,
+                                    n == 1 ? "" : "s", p->path, backup);
+            else snprintf(text, sizeof text, "Saved %zu answer%s into %s.", n, n == 1 ? "" : "s", p->path);
+            fputc('\n', stdout);
+            wb_wrap(stdout, text, 0, 2, wb_term_width(stdout));
+        }
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -251,13 +308,20 @@ static int first_grading(const char *state, const char *lesson, const char *vari
 /* Shows the answers about to be graded and asks to go on: the first grading is the score, and
  * it reveals the trace, so neither can be taken back. */
 static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
-    printf("\n%sYour answers%s, from %s:\n", wb_bold(stdout), wb_reset(stdout), p->path);
+    int width = wb_term_width(stdout);
+    char line[8192], value[64];
+    printf("\n%sYour answers%s, from ", wb_bold(stdout), wb_reset(stdout));
+    snprintf(line, sizeof line, "%s:", p->path);
+    wb_wrap(stdout, line, 19, 2, width);
     for (size_t i = 0; i < p->n; i++) {
         const wb_prediction *q = &p->items[i];
         const char *v = wb_prediction_variant(q, l);
-        printf("  %s (%s%s%s):", q->id, v ? v : "", v ? ", " : "", q->range);
-        for (size_t j = 0; j < q->n_facts; j++) printf("%s %s %d", j ? "," : "", q->facts[j].label, q->facts[j].predicted);
-        printf("\n");
+        size_t len = (size_t)snprintf(line, sizeof line, "%s (%s%s%s):", q->id, v ? v : "", v ? ", " : "", q->range);
+        for (size_t j = 0; j < q->n_facts && len < sizeof line; j++)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s %s", j ? "," : "", q->facts[j].label,
+                                    wb_fact_value_text(&q->facts[j], value, sizeof value));
+        fputs("  ", stdout);
+        wb_wrap(stdout, line, 2, 6, width);
     }
     fflush(stdout);
     if (wb_confirm("Grade them now? Your first grading is your score, and the trace is shown after it")) return 0;
@@ -351,6 +415,27 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
 
 /* ---- the reveal --------------------------------------------------------------------------- */
 
+/* One line the lesson program printed, after "  | ", folded to the width at spaces (a word
+ * longer than a line is cut); continuations are marked "  |   ". The lesson's log file keeps
+ * the line whole for scripts. */
+static void print_output_line(FILE *f, const char *line, size_t len, int width) {
+    const char *prefix = "  | ";
+    size_t room = width > 24 ? (size_t)width - 4 : 20;
+    do {
+        size_t n = len;
+        if (n > room) {
+            n = room;
+            while (n > room / 2 && line[n] != ' ') n--;
+            if (line[n] != ' ') n = room;
+        }
+        fprintf(f, "%s%.*s\n", prefix, (int)n, line);
+        line += n, len -= n;
+        while (len && *line == ' ') line++, len--;
+        prefix = "  |   ";
+        room = width > 24 ? (size_t)width - 6 : 18;
+    } while (len);
+}
+
 static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const wb_recording *rec, const char **variants,
                   size_t n_variants, const char *run_dir, int json, json_t *out, wb_error *err) {
     wb_table_style style = {15, wb_term_width(f), long_names};
@@ -400,7 +485,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         wb_wrap(f, head, col, 2, style.width); /* the program's own lines below stay as it printed them */
         for (const char *p = run->output; *p;) {
             size_t len = strcspn(p, "\n");
-            fprintf(f, "  | %.*s\n", (int)len, p);
+            print_output_line(f, p, len, style.width);
             p += len + (p[len] == '\n');
         }
     }
@@ -479,7 +564,7 @@ static int run_check(const check_options *o, wb_error *err) {
     } else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) {
         return err->code;
     }
-    if (!o->lesson_dir && !json) fprintf(stderr, "Next lesson: %s\n", lesson_dir);
+    if (!o->lesson_dir && !json) name_next_lesson(stderr, lesson_dir);
 
     wb_lesson lesson;
     wb_prediction_set preds = {0}, view = {0};
@@ -523,13 +608,23 @@ static int run_check(const check_options *o, wb_error *err) {
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (wb_predictions_open(&preds) > 0) {
             if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+                if (!o->lesson_dir && !ready_to_answer()) {
+                    say_stopped(stdout, &preds);
+                    rc = WB_EXIT_OK;
+                    goto out;
+                }
                 if ((rc = ask_open(&preds, &lesson, err))) goto out;
                 wb_predictions_free(&preds);
                 if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
                 if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
             }
             if (wb_predictions_open(&preds) > 0) {
-                list_open(stderr, &preds, !json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+                if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+                    say_stopped(stdout, &preds);
+                    rc = WB_EXIT_OK;
+                    goto out;
+                }
+                list_open(stderr, &preds);
                 rc = WB_EXIT_INPUT;
                 goto out;
             }
@@ -601,12 +696,17 @@ static int run_check(const check_options *o, wb_error *err) {
         char hash[64] = "";
         wb_hash_file(predictions_path, hash, sizeof hash);
         wb_variant_score scores[64];
+        char own[4200], *graded_file = o->predictions ? realpath(predictions_path, NULL) : NULL, *own_real = NULL;
+        wb_learner_predictions_path(lesson.dir, own, sizeof own);
+        if (graded_file && (own_real = realpath(own, NULL)) && !strcmp(own_real, graded_file)) free(graded_file), graded_file = NULL;
+        free(own_real);
         json_t *facts = wb_grading_facts_json(&grade, &lesson);
         const wb_capture *captured = rec.n_runs ? &rec.runs[0].capture : NULL;
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
-                        facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL};
+                        graded_file, facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL};
         rc = facts ? wb_progress_record_grading(state, lesson.lesson, &g, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
         json_decref(facts);
+        free(graded_file);
         if (rc) {
             wb_grade_free(&grade);
             rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
@@ -669,7 +769,7 @@ int cmd_check(int argc, char **argv) {
     int rc = run_check(&o, &err);
     wb_timing_mark("done");
     if (err.code) {
-        fprintf(stderr, "grader check: %s\n", err.message);
+        wb_cli_error("check", err.message);
         /* --format json promises one JSON object on stdout, failures included */
         if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
     }

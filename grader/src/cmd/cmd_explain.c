@@ -129,7 +129,7 @@ int cmd_explain(int argc, char **argv) {
         wb_error err = {0};
         if (wb_diff_side_load(trace, &side, &err) ||
             wb_reveal_gate(side.rec.lesson, side.path, "grader explain --trace", "its kernels", reveal, &err)) {
-            fprintf(stderr, "grader explain: %s\n", err.message);
+            wb_cli_error("explain", err.message);
             rc = err.code;
         } else {
             for (size_t i = 0; i < side.rec.n_runs; i++)

@@ -71,7 +71,7 @@ int cmd_lint(int argc, char **argv) {
     for (size_t i = 0; i < n_lessons && !rc; i++) {
         char dir[4096], shown[4200];
         if (wb_resolve_lesson(lessons[i], dir, sizeof dir, &err)) {
-            fprintf(stderr, "grader lint: %s\n", err.message);
+            wb_cli_error("lint", err.message);
             rc = err.code;
         } else {
             dirs[n++] = strdup(wb_cli_display_path(dir, shown, sizeof shown));
@@ -83,7 +83,7 @@ int cmd_lint(int argc, char **argv) {
         free(dirs);
         dirs = NULL;
         if (wb_find_root(root, sizeof root, &err)) {
-            fprintf(stderr, "grader lint: %s\n", err.message);
+            wb_cli_error("lint", err.message);
             return err.code;
         }
         n = lesson_folders(root, &dirs);

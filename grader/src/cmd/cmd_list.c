@@ -62,7 +62,16 @@ static void score_text(const wb_lesson_status *s, char *buf, size_t cap) {
         break;
     case WB_STATE_BROKEN: snprintf(buf, cap, "%s", s->note); break;
     }
-    if (s->first_total >= 0 && (s->state == WB_STATE_NOT_STARTED || s->state == WB_STATE_IN_PROGRESS || s->state == WB_STATE_PREDICTED))
+    if (s->state == WB_STATE_GRADED && s->edited_since_grading)
+        snprintf(buf + strlen(buf), cap - strlen(buf), " (edited since the last grading)");
+    if (s->graded_from[0] && (s->state == WB_STATE_GRADED || s->state == WB_STATE_REGRADED)) {
+        const char *base = strrchr(s->graded_from, '/');
+        snprintf(buf + strlen(buf), cap - strlen(buf), ", graded from %s", base ? base + 1 : s->graded_from);
+    }
+    if (s->first_total >= 0 && s->state == WB_STATE_NOT_STARTED)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%sfirst try %ld/%ld kept", buf[0] ? ", " : "", s->first_right,
+                 s->first_total);
+    else if (s->first_total >= 0 && (s->state == WB_STATE_IN_PROGRESS || s->state == WB_STATE_PREDICTED))
         snprintf(buf + strlen(buf), cap - strlen(buf), "%sstarted again; first try %ld/%ld kept", buf[0] ? ", " : "",
                  s->first_right, s->first_total);
     if (s->hints_shown > 0) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%ld hint%s", buf[0] ? ", " : "", s->hints_shown,
@@ -106,11 +115,11 @@ int cmd_list(int argc, char **argv) {
     wb_course course;
     json_t *progress = NULL;
     if (wb_find_root(root, sizeof root, &err) || wb_course_load(root, &course, &err)) {
-        fprintf(stderr, "grader list: %s\n", err.message);
+        wb_cli_error("list", err.message);
         return err.code;
     }
     if (wb_state_dir(root, state, sizeof state, &err) || wb_progress_load(state, &progress, &err)) {
-        fprintf(stderr, "grader list: %s\n", err.message);
+        wb_cli_error("list", err.message);
         wb_course_free(&course);
         return err.code;
     }
@@ -135,14 +144,28 @@ int cmd_list(int argc, char **argv) {
         wb_cli_print_json(json_pack("{s:s, s:o, s:o}", "root", root, "lessons", lessons, "next",
                                     next >= 0 ? json_string(s[next].dir) : json_null()));
     } else {
-        printf("%sCourse in %s: %zu lesson%s%s\n", wb_bold(stdout), root, course.n, course.n == 1 ? "" : "s", wb_reset(stdout));
+        char head[4400];
+        snprintf(head, sizeof head, "Course in %s: %zu lesson%s", root, course.n, course.n == 1 ? "" : "s");
+        fputs(wb_bold(stdout), stdout);
+        wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
+        printf("%s\n", wb_reset(stdout));
+        /* two lines a lesson, both within the terminal's width: name, state and score, then the title */
+        int width = wb_term_width(stdout), name_w = 4;
+        for (size_t i = 0; i < course.n; i++)
+            if ((int)strlen(s[i].name) > name_w) name_w = (int)strlen(s[i].name) < 24 ? (int)strlen(s[i].name) : 24;
         for (size_t i = 0; i < course.n; i++) {
-            char score[1200], title[48];
+            char score[1200], title[256];
             score_text(&s[i], score, sizeof score);
-            if (strlen(s[i].title) > 44) snprintf(title, sizeof title, "%.41s...", s[i].title);
+            const char *state_name = s[i].state == WB_STATE_NOT_STARTED && s[i].first_total >= 0 ? "started again"
+                                                                                                  : wb_lesson_state_name(s[i].state);
+            int col = printf("%s %-*s %s%-13s%s ", (long)i == next ? ">" : " ", name_w, s[i].name, state_color(stdout, &s[i]),
+                             state_name, wb_reset(stdout));
+            col -= (int)(strlen(state_color(stdout, &s[i])) + strlen(wb_reset(stdout)));
+            wb_wrap(stdout, score[0] ? score : "-", col, col, width);
+            int room = width - 4 < (int)sizeof title - 1 ? width - 4 : (int)sizeof title - 1;
+            if ((int)wb_columns(s[i].title) > room && room > 3) snprintf(title, sizeof title, "%.*s...", room - 3, s[i].title);
             else snprintf(title, sizeof title, "%s", s[i].title);
-            printf("%s %-20s %-44s %s%-11s%s %s\n", (long)i == next ? ">" : " ", s[i].name, title, state_color(stdout, &s[i]),
-                   wb_lesson_state_name(s[i].state), wb_reset(stdout), score);
+            printf("    %s%s%s\n", wb_dim(stdout), title, wb_reset(stdout));
         }
         if (course.n == 0) printf("  (no lessons: folders lessons/NN_name with a lesson.yaml)\n");
         if (drafts) printf("  (%zu draft lesson%s not listed: lesson.yaml says draft: true)\n", drafts, drafts == 1 ? "" : "s");
@@ -150,7 +173,7 @@ int cmd_list(int argc, char **argv) {
         else if (course.n) printf("\nEvery lesson is graded.\n");
     }
     for (size_t i = 0; i < course.n; i++)
-        if (s[i].state == WB_STATE_BROKEN) fprintf(stderr, "grader list: %s\n", s[i].note);
+        if (s[i].state == WB_STATE_BROKEN) wb_cli_error("list", s[i].note);
     free(s);
     json_decref(progress);
     wb_course_free(&course);
@@ -241,6 +264,6 @@ int cmd_hint(int argc, char **argv) {
     const char *lesson = words[0], *question = words[1];
     wb_error err = {0};
     int rc = run_hint(lesson, question, &err);
-    if (err.code) fprintf(stderr, "grader hint: %s\n", err.message);
+    if (err.code) wb_cli_error("hint", err.message);
     return rc;
 }

@@ -56,12 +56,12 @@ int cmd_new(int argc, char **argv) {
     wb_error err = {0};
     char root[4096], dir[4600];
     if (wb_find_root(root, sizeof root, &err)) {
-        fprintf(stderr, "grader new: %s\n", err.message);
+        wb_cli_error("new", err.message);
         return err.code;
     }
     wb_new_lesson req = {root, name, number, title};
     if (wb_new_lesson_create(&req, dir, sizeof dir, &err)) {
-        fprintf(stderr, "grader new: %s\n", err.message);
+        wb_cli_error("new", err.message);
         return err.code;
     }
     char lesson[256], path[512];
@@ -107,7 +107,7 @@ int cmd_template(int argc, char **argv) {
     char dir[4096];
     wb_lesson l;
     if (wb_resolve_lesson(lesson_arg, dir, sizeof dir, &err) || wb_lesson_load(dir, &l, &err)) {
-        fprintf(stderr, "grader template: %s\n", err.message);
+        wb_cli_error("template", err.message);
         return err.code;
     }
     char *text = wb_predictions_template(&l);

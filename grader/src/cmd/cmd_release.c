@@ -229,7 +229,7 @@ int cmd_release(int argc, char **argv) {
     char root[4096];
     release r = {0};
     if (wb_find_root(root, sizeof root, &err) || wb_course_load(root, &r.course, &err)) {
-        fprintf(stderr, "grader release: %s\n", err.message);
+        wb_cli_error("release", err.message);
         return err.code;
     }
     int rc = 0;
@@ -249,7 +249,7 @@ int cmd_release(int argc, char **argv) {
     r.dest = dest;
     if (!rc) rc = copy_tree(&r, "", &err);
     if (rc) {
-        fprintf(stderr, "grader release: %s\n", err.message);
+        wb_cli_error("release", err.message);
     } else {
         printf("Released the course of %s to %s: %zu files, %zu answer key%s sealed", root, dest, r.files, r.keys,
                r.keys == 1 ? "" : "s");

@@ -50,6 +50,6 @@ int cmd_reset(int argc, char **argv) {
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
     int rc = run_reset(lesson, &err);
-    if (err.code) fprintf(stderr, "grader reset: %s\n", err.message);
+    if (err.code) wb_cli_error("reset", err.message);
     return rc;
 }

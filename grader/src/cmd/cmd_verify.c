@@ -21,12 +21,13 @@
 #include <string.h>
 
 const char VERIFY_USAGE[] =
-    "usage: grader verify LESSON [--replay [TRACE]] [--repeat N] [--format text|json]\n"
+    "usage: grader verify LESSON [--replay [TRACE]] [--repeat N] [--format text|json] [--reveal]\n"
     "\n"
     "Checks the lesson's answer key (expectations/NN_name.yaml) against a live capture on this GPU,\n"
     "or against a recording with --replay (automatic without a GPU). --repeat N runs the lesson N\n"
     "times live and reports facts whose value varies between runs. LESSON is a lesson folder, name\n"
-    "or number.\n"
+    "or number. On a terminal, a lesson you have not graded yet is verified only after you confirm\n"
+    "(its answers would be shown; recorded in your progress); --reveal does not ask.\n"
     "\n"
     "exit: 0 the key holds, 1 some fact differs (or no answers for this GPU), 2 bad usage or input,\n"
     "3 lesson failed or capture incomplete\n";
@@ -46,7 +47,7 @@ const char RECORD_USAGE[] =
 
 typedef struct {
     const char *lesson_dir, *trace, *format;
-    int replay, repeat;
+    int replay, repeat, reveal;
 } verify_options;
 
 /* verify and record: record takes --repeat only. */
@@ -58,9 +59,10 @@ static int parse(int argc, char **argv, verify_options *o, const char *command, 
         {"--repeat", WB_CLI_COUNT, .count = &o->repeat, .min = 1, .max = 100},
         {"--replay", WB_CLI_REPLAY, .flag = &o->replay, .text = &o->trace},
         {"--format", WB_CLI_FORMAT, .text = &o->format},
+        {"--reveal", WB_CLI_FLAG, .flag = &o->reveal},
     };
     size_t n = 0;
-    wb_cli_spec s = {.command = command, .usage = usage, .options = options, .n_options = allow_verify_options ? 3 : 1,
+    wb_cli_spec s = {.command = command, .usage = usage, .options = options, .n_options = allow_verify_options ? 4 : 1,
                      .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .min_operands = 1,
                      .missing = "which lesson? Give its folder, e.g. lessons/01_matmul_add", .too_many = "unexpected argument %s",
                      .unknown = "unexpected argument %s"};
@@ -120,6 +122,11 @@ static int run_verify(const verify_options *o, wb_error *err) {
     char key_path[4200];
     wb_answer_key_path(lesson.dir, lesson.lesson, key_path, sizeof key_path);
     if ((rc = wb_answer_key_load(key_path, &key, err))) goto out;
+    /* The key's answers are a lesson's answers: a learner at a terminal confirms first, like diff.
+     * A script (an instructor's, CI) is not asked, and nothing is recorded for it. */
+    if ((o->reveal || wb_can_ask()) &&
+        (rc = wb_reveal_gate_at(lesson.lesson, lesson.dir, NULL, "grader verify", "the answer key's answers", o->reveal, err)))
+        goto out;
 
     char arch[16] = "", gpu[256] = "", no_torch[1200] = "";
     int live = !o->replay && wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) > 0;
@@ -331,7 +338,7 @@ int cmd_verify(int argc, char **argv) {
     wb_error err = {0};
     int rc = run_verify(&o, &err);
     if (err.code) {
-        fprintf(stderr, "grader verify: %s\n", err.message);
+        wb_cli_error("verify", err.message);
         if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
     }
     return rc;
@@ -400,6 +407,6 @@ lesson_out:
     wb_recording_free(&rec);
     wb_lesson_free(&lesson);
 done:
-    if (err.code) fprintf(stderr, "grader record: %s\n", err.message);
+    if (err.code) wb_cli_error("record", err.message);
     return rc;
 }

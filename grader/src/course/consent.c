@@ -74,8 +74,13 @@ int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *re
 
 int wb_reveal_gate(const char *lesson, const char *recording, const char *command, const char *what, int consent,
                    wb_error *err) {
+    return wb_reveal_gate_at(lesson, NULL, recording, command, what, consent, err);
+}
+
+int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *recording, const char *command, const char *what,
+                      int consent, wb_error *err) {
     char state[4200];
-    int news = wb_reveal_is_news(lesson, NULL, recording, state, sizeof state, err);
+    int news = wb_reveal_is_news(lesson, lesson_dir, recording, state, sizeof state, err);
     if (news < 0) return err->code;
     if (!news) return 0;
     if (!consent && wb_can_ask()) {

@@ -2,7 +2,7 @@
  * consent.h: asking the learner before something that cannot be undone.
  *
  * Nothing graded is shown before the learner has predicted it. A command that prints captured
- * facts of a lesson (grader diff, explain --trace, check --reveal) passes through the reveal gate
+ * facts of a lesson (grader diff, explain --trace, check --reveal, verify) passes through the reveal gate
  * first: a lesson already graded, or already revealed, passes; otherwise a terminal asks to
  * confirm, and elsewhere (a script, CI) only --reveal lets it through. Each reveal that passes is
  * recorded in the progress file, so that a later score is never taken for a first try.
@@ -38,5 +38,8 @@ int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *re
  * it is one), else WB_EXIT_INPUT with err saying how to go on. */
 int wb_reveal_gate(const char *lesson, const char *recording, const char *command, const char *what, int consent,
                    wb_error *err);
+/* The same gate for a lesson found by its folder (lesson_dir, as wb_reveal_is_news takes it). */
+int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *recording, const char *command, const char *what,
+                      int consent, wb_error *err);
 
 #endif

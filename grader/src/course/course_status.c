@@ -83,6 +83,17 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
         if (!changed && first_hash && last_hash && strcmp(first_hash, last_hash) != 0) changed = 1;
         s->state = changed ? WB_STATE_REGRADED : WB_STATE_GRADED;
         s->edited_since_grading = have_file && last_hash && strcmp(hash, last_hash) != 0;
+        /* graded from another file (check --predictions): the lesson's own file says nothing about
+         * edits since; that file does */
+        const char *other = json_string_value(json_object_get(entry, "predictions_file"));
+        if (other && *other) {
+            char other_hash[64] = "";
+            snprintf(s->graded_from, sizeof s->graded_from, "%s", other);
+            s->edited_since_grading = last_hash && wb_hash_file(other, other_hash, sizeof other_hash) == 0 &&
+                                      strcmp(other_hash, last_hash) != 0;
+            if (s->state == WB_STATE_REGRADED && first_hash && last_hash && !strcmp(first_hash, last_hash) && !s->edited_since_grading)
+                s->state = WB_STATE_GRADED;
+        }
         return;
     }
     if (state && !strcmp(state, "reset")) { /* started again: the file says where, the first try stays */

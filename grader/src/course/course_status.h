@@ -32,6 +32,7 @@ typedef struct {
     long attempts;
     int revealed_first;            /* the trace was shown before any grading: no first try */
     int edited_since_grading;      /* the file differs from the one last graded */
+    char graded_from[4096];        /* the file last graded when it is not the lesson's own ("" else) */
     long filled, facts;            /* values predicted / asked in the predictions file; -1 unknown */
     long hints_shown;              /* over all questions */
     char note[1024];               /* why BROKEN, or a problem with the predictions file */

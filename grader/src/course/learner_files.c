@@ -82,6 +82,24 @@ int wb_learner_predictions(const char *lesson_dir, char *buf, size_t cap, int *c
     return rc;
 }
 
+int wb_is_untouched_template(const char *path) {
+    char dir[4200], template_path[4300];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    wb_template_path(dir, template_path, sizeof template_path);
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    wb_error ignored = {0};
+    int same = wb_file_exists(template_path) && !wb_read_file(path, "predictions file", TEMPLATE_MAX, &a, &na, &ignored) &&
+               !wb_read_file(template_path, "predictions template", TEMPLATE_MAX, &b, &nb, &ignored) && na == nb &&
+               !memcmp(a, b, na);
+    free(a);
+    free(b);
+    return same;
+}
+
 int wb_backup_path(const char *path, char *buf, size_t cap) {
     snprintf(buf, cap, "%s.bak", path);
     for (int k = 2; wb_file_exists(buf); k++) {
@@ -99,7 +117,7 @@ int wb_learner_reset(const char *lesson_dir, char *backup, size_t backup_cap, wb
     char *text = read_template(lesson_dir, &n, err); /* first: without a template, change nothing */
     if (!text) return err->code;
     int rc = 0;
-    if (wb_file_exists(path)) {
+    if (wb_file_exists(path) && !wb_is_untouched_template(path)) {
         /* link, not rename: a backup that appeared meanwhile is never replaced, and the learner's
          * file stays in place until its copy exists */
         char bak[4300];

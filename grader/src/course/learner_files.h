@@ -31,6 +31,10 @@ int wb_learner_predictions(const char *lesson_dir, char *buf, size_t cap, int *c
  * (nothing answered yet); reading it creates nothing. Returns 0, or -1 when neither exists. */
 int wb_predictions_to_read(const char *lesson_dir, char *buf, size_t cap);
 
+/* 1 when path holds exactly the bytes of the template beside it (the same folder's
+ * predictions.template.yaml): nothing in it is the learner's, so it needs no backup. */
+int wb_is_untouched_template(const char *path);
+
 /* The next free backup name of path: path.bak, then path.bak.2, .bak.3, ... (never overwritten). */
 int wb_backup_path(const char *path, char *buf, size_t cap);
 

@@ -123,7 +123,7 @@ static long long get_int(json_t *o, const char *key) {
 
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err) {
-    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source, NULL, NULL, NULL};
+    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source, NULL, NULL, NULL, NULL};
     return wb_progress_record_grading(state_dir, lesson, &g, err);
 }
 
@@ -211,6 +211,9 @@ static int record_grading(const char *state_dir, const char *lesson, const wb_gr
     json_object_set_new(e, "total", json_integer((json_int_t)total));
     json_object_set_new(e, "attempts", json_integer(get_int(e, "attempts") + 1));
     json_object_set_new(e, "predictions_hash", json_string(predictions_hash));
+    /* which file was graded: list compares the hash with that file, not with the lesson's own */
+    if (g->predictions_file) json_object_set_new(e, "predictions_file", json_string(g->predictions_file));
+    else json_object_del(e, "predictions_file");
     json_object_set_new(e, "graded_at", json_string(now));
     json_object_set_new(e, "source", json_string(source));
     if (!json_object_get(e, "revealed_without_predictions"))

@@ -6,6 +6,7 @@
  *    "lessons": {"01_matmul_add": {"state": "graded", "right": 5, "total": 6,
  *                                  "first_right": 4, "first_total": 6, "attempts": 2,
  *                                  "predictions_hash": "fnv1a64:...", "graded_at": "...",
+ *                                  "predictions_file": "/path/other.yaml" (only for --predictions),
  *                                  "source": "live", "revealed_without_predictions": false,
  *                                  "questions": {"eager-kernels": {"variant": "eager", "range": "mm",
  *                                      "rank": -1, "facts": {"kernels": {"first": {...}, "latest": {...}}}}}}}}
@@ -54,6 +55,7 @@ typedef struct {
     size_t n_variants;
     int partial;
     const char *predictions_hash, *source;
+    const char *predictions_file; /* the file graded, absolute; NULL: the lesson's own predictions.yaml */
     /* Each graded fact (grading_facts.h), kept per fact under "questions": its first grading stays,
      * its latest is replaced, so that `grader submit` can hand in the first try. NULL: none. */
     json_t *facts;

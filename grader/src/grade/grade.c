@@ -103,9 +103,26 @@ const char *wb_graded_actual_text(const wb_graded_fact *g, char *buf, size_t cap
     return buf;
 }
 
+/* v at the band's precision, without trailing zeros: "5.4", "2.14", "300". */
+static const char *decimals_text(double v, double actual, char *buf, size_t cap) {
+    snprintf(buf, cap, "%.*f", wb_time_band_decimals(actual), v);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *end = buf + strlen(buf);
+        while (end > dot + 1 && end[-1] == '0') *--end = '\0';
+        if (end[-1] == '.') end[-1] = '\0';
+    }
+    return buf;
+}
+
 const char *wb_graded_band_text(const wb_graded_fact *g, char *buf, size_t cap) {
     if (!g->is_time || g->actual < 0) snprintf(buf, cap, "%s", "");
-    else snprintf(buf, cap, "%.1f to %.1f", g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
+    else {
+        double from, to;
+        char a[48], b[48];
+        wb_time_band(g->actual_us, g->tolerance, &from, &to);
+        snprintf(buf, cap, "%s to %s", decimals_text(from, g->actual_us, a, sizeof a), decimals_text(to, g->actual_us, b, sizeof b));
+    }
     return buf;
 }
 

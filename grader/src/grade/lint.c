@@ -577,8 +577,10 @@ static void view_free(wb_prediction_set *v) {
 static void describe_actual(const wb_graded_fact *g, char *buf, size_t cap) {
     if (g->actual >= 0) {
         wb_graded_actual_text(g, buf, cap);
-        if (g->is_time) snprintf(buf + strlen(buf), cap - strlen(buf), " us (right from %.1f to %.1f)",
-                                 g->actual_us * (1 - g->tolerance), g->actual_us * (1 + g->tolerance));
+        if (g->is_time) {
+            char band[128];
+            snprintf(buf + strlen(buf), cap - strlen(buf), " us (right from %s)", wb_graded_band_text(g, band, sizeof band));
+        }
         return;
     }
     if (g->n_occurrences == 0) {

@@ -4,8 +4,20 @@
 #include <math.h>
 #include <string.h>
 
+int wb_time_band_decimals(double actual) { return actual < 10 ? 2 : 1; }
+
+void wb_time_band(double actual, double tolerance, double *from, double *to) {
+    double scale = pow(10, wb_time_band_decimals(actual));
+    /* the 1e-6 keeps an end that is already a printed value (400 x 0.75 = 300) where it is */
+    *from = ceil(actual * (1 - tolerance) * scale - 1e-6) / scale;
+    *to = floor(actual * (1 + tolerance) * scale + 1e-6) / scale;
+    if (*from > *to) *from = *to = round(actual * scale) / scale; /* a band narrower than one printed step */
+}
+
 int wb_time_within(double predicted, double actual, double tolerance) {
-    return fabs(predicted - actual) <= tolerance * actual;
+    double from, to;
+    wb_time_band(actual, tolerance, &from, &to);
+    return predicted >= from && predicted <= to;
 }
 
 int wb_bound_of(double gpu_us, double wall_us, const wb_work *work, const wb_calibration *cal, wb_bound_inputs *in) {

@@ -17,7 +17,12 @@
 
 #define WB_OVERHEAD_SHARE 0.5 /* GPU time under this share of wall time: overhead */
 
-/* 1 when predicted lies within tolerance x actual of actual. */
+/* The band of right predictions as shown and graded: actual x (1 - tolerance) to actual x
+ * (1 + tolerance), each end rounded inward to the decimals shown (2 under 10 us, else 1), so that
+ * both printed ends are right and nothing printed outside them is. */
+int wb_time_band_decimals(double actual);
+void wb_time_band(double actual, double tolerance, double *from, double *to);
+/* 1 when predicted lies in that band. */
 int wb_time_within(double predicted, double actual, double tolerance);
 
 /* What the bound rule used, for the report. */

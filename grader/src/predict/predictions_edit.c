@@ -124,8 +124,8 @@ static int create_new(const char *base, const char *sep, mode_t mode, char *name
     return -1;
 }
 
-int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, char *backup, size_t backup_cap,
-                        wb_error *err) {
+int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, int keep_backup, char *backup,
+                        size_t backup_cap, wb_error *err) {
     /* a symlinked file is written where it points: the link stays a link */
     char target[PATH_MAX];
     if (!realpath(path, target)) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot reopen the predictions file to write answers", path);
@@ -144,16 +144,19 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     mode_t mode = st.st_mode & 07777;
     int rc = 0;
     /* 1. the backup, whole and on disk, before anything changes */
-    char bak_base[PATH_MAX + 8], bak[PATH_MAX + 16];
-    snprintf(bak_base, sizeof bak_base, "%s.bak", path);
-    int fd = create_new(bak_base, ".", mode, bak, sizeof bak);
-    wb_kill_point("predictions", 1);
-    if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
-        if (fd >= 0) close(fd), unlink(bak);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
-        goto out;
+    char bak_base[PATH_MAX + 8], bak[PATH_MAX + 16] = "";
+    int fd;
+    if (keep_backup) {
+        snprintf(bak_base, sizeof bak_base, "%s.bak", path);
+        fd = create_new(bak_base, ".", mode, bak, sizeof bak);
+        wb_kill_point("predictions", 1);
+        if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
+            if (fd >= 0) close(fd), unlink(bak);
+            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
+            goto out;
+        }
+        close(fd);
     }
-    close(fd);
     wb_kill_point("predictions", 2);
     /* 2. the new text in a temporary file of this process, next to the target */
     char tmp_base[PATH_MAX + 40], tmp[PATH_MAX + 60];
@@ -163,8 +166,8 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     size_t updated_length = strlen(updated);
     if (fd < 0 || write_halves(fd, updated, updated_length) || (wb_kill_point("predictions", 5), fsync(fd))) {
         if (fd >= 0) close(fd), unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged, and kept "
-                     "as %s", path, bak);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged%s%s", path,
+                     bak[0] ? ", and kept as " : "", bak);
         goto out;
     }
     close(fd);
@@ -172,7 +175,8 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     /* 3. the switch, then the folder on disk */
     if (rename(tmp, target) != 0) {
         unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged, and kept as %s", path, bak);
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged%s%s", path,
+                     bak[0] ? ", and kept as " : "", bak);
         goto out;
     }
     wb_kill_point("predictions", 7);

@@ -21,9 +21,11 @@ typedef struct {
     char text[16];    /* when not empty, written instead of value: "180.5", "memory" (time facts, bound) */
 } wb_answer_edit;
 
-/* Applies edits; the backup's path goes to backup (may be NULL). */
-int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, char *backup, size_t backup_cap,
-                        wb_error *err);
+/* Applies edits. keep_backup: first keep the file as it was (path.bak, .bak.2, ...), its path
+ * into backup (may be NULL; "" when none was kept). The caller passes 0 for a file that is still
+ * the untouched template, whose copy exists already. */
+int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n, int keep_backup, char *backup,
+                        size_t backup_cap, wb_error *err);
 
 /* A temporary file left by a save that was killed (<file>.partial.*, next to the file the path
  * leads to): the count, and the first one's path in found. 0 when there is none. */

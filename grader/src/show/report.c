@@ -48,7 +48,10 @@ static void print_occurrences(FILE *f, const wb_graded_fact *g) {
 #define FACT_PREDICTED 16 /* "predicted 12345 " */
 
 static int label_width(const wb_grade *g, int width) {
+    /* at most 3/8 of the width: a longer label goes on its own line, so that the verdict after it
+     * keeps room to be read (lesson 03's 40-column occupancy query squeezed it to 10 columns) */
     int room = width - FACT_PREFIX - 1 - FACT_PREDICTED - 14, w = 7;
+    if (room > width * 3 / 8) room = width * 3 / 8;
     for (size_t i = 0; i < g->n; i++) {
         int n = (int)wb_columns(g->facts[i].fact->label);
         if (n > w && n <= room) w = n;
@@ -57,7 +60,7 @@ static int label_width(const wb_grade *g, int width) {
 }
 
 static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width) {
-    char pred[64], act[64];
+    char pred[64], act[64], band[128];
     fprintf(f, "  %s%-5s%s  ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG", wb_reset(f));
     if ((int)wb_columns(x->fact->label) > label_w) fprintf(f, "%s\n%*s", x->fact->label, FACT_PREFIX + label_w + 1, "");
     else fprintf(f, "%-*s ", label_w, x->fact->label);
@@ -70,15 +73,15 @@ static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width)
     if (x->actual >= 0) fputs(wb_graded_actual_text(x, act, sizeof act), m);
     else print_occurrences(m, x);
     if (x->is_time && x->actual >= 0)
-        fprintf(m, "  (right from %.1f to %.1f us: within %.0f%%, median of %zu)", x->actual_us * (1 - x->tolerance),
-                x->actual_us * (1 + x->tolerance), 100 * x->tolerance, x->n_occurrences);
+        fprintf(m, "  (right from %s us: within %.0f%%, median of %zu)", wb_graded_band_text(x, band, sizeof band),
+                100 * x->tolerance, x->n_occurrences);
     if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences)
-        fprintf(m, "  (GPU %.1f of %.1f us wall%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
-                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ", under half" : "",
+        fprintf(m, "  (GPU time %.1f us, wall time %.1f us%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
+                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ": GPU under half the wall" : "",
                 x->bound.compute_us, x->bound.memory_us);
     fclose(m);
     int col = FACT_PREFIX + label_w + 1 + (n > 0 ? n : FACT_PREDICTED);
-    wb_wrap(f, text, col, col + 7, width);
+    wb_wrap(f, text, col, FACT_PREFIX + 2, width); /* the rest of a verdict under the label, not at its right */
     free(text);
 }
 
@@ -242,9 +245,11 @@ static json_t *fact_json(const wb_graded_fact *x) {
         json_object_set_new(o, "predicted", json_real(x->predicted_us));
         json_object_set_new(o, "actual", x->actual >= 0 ? json_real(x->actual_us) : json_null());
         json_object_set_new(o, "tolerance", json_real(x->tolerance));
-        if (x->actual >= 0)
-            json_object_set_new(o, "band", json_pack("{s:f, s:f}", "from", x->actual_us * (1 - x->tolerance), "to",
-                                                     x->actual_us * (1 + x->tolerance)));
+        if (x->actual >= 0) {
+            double from, to;
+            wb_time_band(x->actual_us, x->tolerance, &from, &to);
+            json_object_set_new(o, "band", json_pack("{s:f, s:f}", "from", from, "to", to));
+        }
         json_decref(per);
         per = json_array();
         for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_real(wb_graded_time_at(x, k)));

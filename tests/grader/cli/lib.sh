@@ -18,8 +18,11 @@ failures=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_rc() { [ "$1" = "$2" ] || fail "$3: exit $2, expected $1"; } # want got what
-contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" <<<"$1" || fail "$3: output shows '$2'"; }
+# Messages wrap at the terminal's width (80 columns off a terminal): text is also looked for
+# with the output's lines joined again (runs of spaces and newlines as one space).
+squash() { printf '%s' "$1" | tr -s ' \r\n' '   '; }
+contains() { grep -qF -- "$2" <<<"$1" || grep -qF -- "$(squash "$2")" <<<"$(squash "$1")" || fail "$3: output lacks '$2'"; }
+lacks() { ! grep -qF -- "$2" <<<"$1" && ! grep -qF -- "$(squash "$2")" <<<"$(squash "$1")" || fail "$3: output shows '$2'"; }
 finish() {
     if [ "$failures" -ne 0 ]; then
         echo "$failures check(s) failed"

@@ -20,7 +20,7 @@ right_predictions $P 00_probe
 out=$($PTY "[y/N]" "n\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
 expect_rc 2 $rc "first grading declined"
 contains "$out" "Your answers" "shows the answers"
-contains "$out" "two-kernels (eager, two_kernels): kernels 2, kernels_named.wb_probe_scale 2, api_calls.cudaLaunchKernel 2" "each answer with its values"
+contains "$(squash "$out")" "two-kernels (eager, two_kernels): kernels 2, kernels_named.wb_probe_scale 2, api_calls.cudaLaunchKernel 2" "each answer with its values"
 lacks "$out" "Score" "declined: nothing graded"
 lacks "$out" "Kernels of variant" "declined: nothing shown"
 [ -f $WB_STATE_DIR/progress.json ] && progress $WB_STATE_DIR "'first_total' not in p.get('00_probe', {})"
@@ -30,6 +30,32 @@ contains "$out" "Score: 8 of 8" "graded after yes"
 out=$($PTY -- "$GRADER" check 00_probe 2>&1); rc=$?
 expect_rc 0 $rc "a later grading"
 lacks "$out" "Grade them now?" "only the first grading asks"
+
+# --- the confirmation shows each answer as the file holds it: decimals, bounds by name ----------------
+export WB_STATE_DIR=$WORK/state-values
+L01=$SRC/lessons/01_matmul_add
+sed -e 's/^\( *gpu_us:\).*/\1 8.5/' -e 's/^\( *wall_us:\).*/\1 25/' -e 's/^\( *kernels:\).*/\1 2/' \
+    -e 's/^\( *bound:\).*/\1 ~/' -e '/bound:/!s/^\( *[a-zA-Z_]*: \)~$/\11/' $L01/predictions.template.yaml >"$WORK/values.yaml"
+# the bounds are answered at the prompt: by name, then by the number the prompt gives compute (3)
+out=$($PTY "? " "overhead\n" "+? " "3\n" "[y/N]" "n\n" -- "$GRADER" check $L01 --predictions "$WORK/values.yaml" 2>&1); rc=$?
+contains "$(squash "$out")" "small-step-time (eager, step): gpu_us 8.5, wall_us 25, bound compute" "decimals and a bound by name"
+contains "$(squash "$out")" "large-step (eager-4096, step): kernels 2, gemms 1, memsets 1, bound overhead" "the bound typed by name"
+grep -q "bound: compute" "$WORK/values.yaml" || fail "3 at the prompt is compute in the file"
+lacks "$out" "bound 2" "no bound as a number"
+
+# --- q at a prompt stops: no error, no list of open values, nothing graded -------------------------
+export WB_STATE_DIR=$WORK/state-stop
+rm -f $P2
+out=$($PTY "? " "2\n" "? " "q\n" -- "$GRADER" check 01_two 2>&1); rc=$?
+expect_rc 0 $rc "q at a prompt"
+contains "$out" "Saved 1 answer" "q saves what was typed"
+contains "$out" "Stopped" "q says it stopped"
+lacks "$out" "predictions.yaml:" "q lists no open values as diagnostics"
+lacks "$out" "grader check:" "q is not reported as an error"
+lacks "$out" "Score" "q grades nothing"
+out=$($PTY "? " "q\n" -- "$GRADER" check 01_two 2>&1); rc=$?
+expect_rc 0 $rc "q at the first prompt"
+lacks "$out" "predictions.yaml:" "q at the first prompt lists no open values"
 
 # --- Ctrl-C while answering keeps the answers typed so far ---------------------------------------
 export WB_STATE_DIR=$WORK/state-interrupt
@@ -43,7 +69,7 @@ grep -q "kernels: 2" $P2 || fail "the answer typed before Ctrl-C is in the file"
 
 # --- skipping on a terminal: the message says to run check again, not to use a terminal -----------
 out=$($PTY "? " "\n" "? " "q\n" -- "$GRADER" check 01_two 2>&1); rc=$?
-expect_rc 2 $rc "skipped on a terminal"
+expect_rc 0 $rc "skipped on a terminal, then q"
 contains "$out" "Run grader check again to answer them" "says to run check again"
 lacks "$out" "run grader check on a terminal" "does not send a terminal user to a terminal"
 
@@ -88,6 +114,42 @@ contains "$out" "cudaGraphLaunch" "confirmed: the diff"
 progress $WB_STATE_DIR "p['01_two']['revealed_by'] == 'grader diff' and '00_probe' not in p"
 out=$($PTY -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 lacks "$out" "Show them anyway?" "asked once: the lesson is revealed now"
+# --- verify of a lesson not graded yet shows the key's answers only after asking, like diff -----------
+export WB_STATE_DIR=$WORK/state-verify
+out=$($PTY "[y/N]" "n\n" -- "$GRADER" verify 00_probe 2>&1); rc=$?
+expect_rc 2 $rc "verify declined"
+contains "$out" "not graded yet" "verify says why it asks"
+lacks "$out" "holds" "declined: no verdict"
+lacks "$out" "kernels 2" "declined: no answer shown"
+[ -f $WB_STATE_DIR/progress.json ] && progress $WB_STATE_DIR "'00_probe' not in p"
+out=$($PTY "[y/N]" "y\n" -- "$GRADER" verify 00_probe 2>&1); rc=$?
+expect_rc 0 $rc "verify confirmed"
+contains "$out" "holds" "confirmed: the verdict"
+progress $WB_STATE_DIR "p['00_probe']['revealed_by'] == 'grader verify'"
+export WB_STATE_DIR=$WORK/state-verify2
+out=$($PTY -- "$GRADER" verify 00_probe --reveal 2>&1); rc=$?
+expect_rc 0 $rc "verify --reveal does not ask"
+lacks "$out" "[y/N]" "--reveal: no question"
+"$GRADER" verify 00_probe </dev/null >/dev/null 2>&1; expect_rc 0 $? "verify in a script (an instructor's) runs"
+
+# --- check without a lesson names the next lesson's README and program before its questions ---------
+export WB_STATE_DIR=$WORK/state-next
+rm -f $P $P2
+out=$($PTY "stops here):" "\n" "? " "q\n" -- "$GRADER" check 2>&1); rc=$?
+expect_rc 0 $rc "check without a lesson, q"
+python3 - "$out" <<'PY' || fail "the README and program are named before the first question"
+import sys
+out = sys.argv[1]
+first_q = out.find("?")
+for name in ("lessons/00_probe/README.md", "lessons/00_probe/probe.cu"):
+    i = out.find(name)
+    assert 0 <= i < first_q, "%s at %d, first question at %d:\n%s" % (name, i, first_q, out)
+PY
+
+out=$($PTY "stops here):" "q\n" -- "$GRADER" check 2>&1); rc=$?
+expect_rc 0 $rc "check without a lesson, q before the questions"
+lacks "$out" "? " "q before the questions: none asked"
+
 # --- every check keeps only the last few run folders per lesson (1-2 MB of traces each) ---------------
 export WB_STATE_DIR=$WORK/state-runs
 R=$WB_STATE_DIR/runs/00_probe

@@ -78,6 +78,19 @@ out=$("$GRADER" list 2>&1)
 contains "$out" "after seeing the trace" "graded after a reveal is no first try"
 contains "$out" "Every lesson is graded." "nothing left"
 
+# another predictions file graded (--predictions): the lesson's own file was not edited, so list
+# does not say so; it names the file graded
+mkdir -p "$WORK/elsewhere"
+right_predictions "$WORK/elsewhere/other.yaml" 01_two
+echo "# the same answers, another file" >>"$WORK/elsewhere/other.yaml"
+"$GRADER" check lessons/01_two --predictions "$WORK/elsewhere/other.yaml" >/dev/null 2>&1; expect_rc 0 $? "check --predictions OTHER"
+out=$("$GRADER" list 2>&1)
+lacks "$out" "edited since the last grading" "--predictions OTHER: the lesson's file was not edited"
+contains "$out" "graded from other.yaml" "--predictions OTHER: names the file graded"
+sed -i 's/gemms: 1/gemms: 2/' "$WORK/elsewhere/other.yaml"
+out=$("$GRADER" list 2>&1)
+contains "$out" "edited since the last grading" "--predictions OTHER edited after grading"
+
 # hints are counted
 "$GRADER" hint 00_probe >/dev/null 2>&1
 out=$("$GRADER" list 2>&1)
@@ -90,6 +103,16 @@ expect_rc 2 $rc "a broken lesson.yaml"
 contains "$out" "broken" "marks it"
 contains "$out" "lessons/01_two/lesson.yaml" "names the file"
 contains "$out" "00_probe" "lists the others"
+
+# every row fits 80 columns, however long the titles and scores
+sed -i 's/^title: .*/title: "probe: a program with a known trace, whose title is much longer than a terminal row can hold"/' lessons/00_probe/lesson.yaml
+out=$(COLUMNS=80 "$GRADER" list 2>&1)
+python3 - "$out" <<'PY' || fail "list rows at 80 columns"
+import sys
+bad = [l for l in sys.argv[1].split("\n") if len(l) > 80]
+assert not bad, "over 80 columns: %r" % bad
+PY
+contains "$out" "probe: a program with a known trace" "the title is shown"
 
 # usage
 out=$("$GRADER" list --help 2>&1); rc=$?

@@ -2,8 +2,9 @@
 """check_report.py TEXT REPORT.json RECORDING WIDTH [--long-names]
 
 Checks a `grader check` text report, printed at WIDTH columns, as a person would read it:
-  - no line is wider than WIDTH, unless it is a single word (a path) that cannot be broken or a
-    line of the lesson program's own output, quoted verbatim after "  | ";
+  - no line is wider than WIDTH, unless it is a single word (a path) that cannot be broken (the
+    lesson program's own output, quoted after "  | ", is folded too), and no line starts past the
+    middle of the width (verdicts squeezed into a narrow column);
   - every explanation (from the same run's JSON report) appears with its words whole and in
     order: wrapped only at spaces, never inside a word;
   - the tables list what grading counts, computed here from the recording itself: each variant's
@@ -51,10 +52,16 @@ def main():
     rec = json.load(open(recording_path))
 
     for n, line in enumerate(lines, 1):
-        # a single unbreakable word may overflow; so may the lesson program's own output, quoted
-        # verbatim after "  | " (its RESULT lines are read by scripts)
-        if len(line) > width and len(line.split()) > 1 and not line.startswith("  | "):
+        # a single unbreakable word may overflow; nothing else, the program's own output included
+        if len(line) > width and len(line.split()) > 1:
             failures.append(f"line {n} is {len(line)} columns: {line!r}")
+        # a verdict is read in lines of some length: never squeezed into a narrow column at the right
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and width <= 120 and indent > width // 2:
+            failures.append(f"line {n} starts at column {indent}, squeezed to the right: {line!r}")
+    # the verdict of a bound says GPU time and wall time as two numbers, not one "of" the other
+    for m in re.finditer(r"GPU [\d.]+ of [\d.]+ us wall", text):
+        failures.append(f"a bound's verdict reads as a share: {m.group(0)!r}")
 
     # explanations: the "Why:" block after each question's header, its words joined again
     whys, current, block = {}, None, None
