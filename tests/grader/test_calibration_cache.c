@@ -1,8 +1,11 @@
 /*
  * test_calibration_cache.c: a calibration is reused only on the GPU, driver and calibration
  * program it was measured with, for less than a day; anything else there (another GPU's key, a
- * corrupt or foreign file) is ignored, and a new measurement replaces the old one.
+ * corrupt or foreign file) is ignored, and a new measurement replaces the old one. And a check
+ * that finds its calibration cached runs nothing: a script standing in for the calibration
+ * program counts its runs (no GPU, no timing).
  */
+#include "acquire.h"
 #include "calibration_cache.h"
 #include "course_fixture.h"
 
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char root[4200];
 static wb_calibration_key key;
@@ -85,4 +89,60 @@ Test(calibration_cache, a_file_that_does_not_read_is_ignored_and_replaced) {
     char *text = get(&key, t0 + 6);
     cr_assert_not_null(text, "a new measurement replaces the broken file");
     free(text);
+}
+
+/* A calibration program that appends a line to runs.txt each time it runs, then prints what the
+ * real one prints. */
+static void counting_calibration(char *binary, size_t cap) {
+    snprintf(binary, cap, "%s/wb_calibrate", root);
+    char text[9000];
+    snprintf(text, sizeof text, "#!/bin/sh\necho run >> '%s/runs.txt'\necho '%s'\n", root, measured);
+    fixture_write(binary, text);
+    chmod(binary, 0755);
+}
+
+static int runs_counted(void) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/runs.txt", root);
+    char *text = fixture_read(path);
+    int n = 0;
+    for (const char *p = text ? text : ""; (p = strstr(p, "run")); p += 3) n++;
+    free(text);
+    return n;
+}
+
+static void obtain(const wb_calibration_key *k, const char *binary, wb_calibration *c) {
+    wb_error err = {0};
+    cr_assert_eq(wb_calibration_obtain(k, binary, root, NULL, c, &err), 0, "%s", err.message);
+    cr_assert(c->present);
+}
+
+Test(calibration_cache, a_second_check_runs_no_calibration) {
+    char binary[4400];
+    counting_calibration(binary, sizeof binary);
+    unsetenv("WB_CALIBRATE");
+    wb_calibration first, second;
+    obtain(&key, binary, &first);
+    cr_assert_eq(runs_counted(), 1, "the first check measures");
+    obtain(&key, binary, &second); /* as the next grader process does */
+    cr_assert_eq(runs_counted(), 1, "the second check reuses the cached calibration and runs nothing");
+    cr_assert_float_eq(second.copy_bytes_per_s, first.copy_bytes_per_s, 1.0);
+    cr_assert_float_eq(second.matrix_flops_per_s, 8.042e14, 1e3);
+    char log[4400];
+    snprintf(log, sizeof log, "%s/calibration.json", root);
+    char *kept = fixture_read(log);
+    cr_assert(kept && strstr(kept, "copy_bytes_per_s"), "the run folder still holds what the ceilings came from");
+    free(kept);
+
+    setenv("WB_CALIBRATE", "fresh", 1);
+    obtain(&key, binary, &second);
+    unsetenv("WB_CALIBRATE");
+    cr_assert_eq(runs_counted(), 2, "WB_CALIBRATE=fresh measures again");
+    wb_calibration_key other = key;
+    snprintf(other.binary_sha256, sizeof other.binary_sha256, "%064d", 9);
+    obtain(&other, binary, &second);
+    cr_assert_eq(runs_counted(), 3, "another calibration program measures again");
+    obtain(NULL, binary, &second);
+    obtain(NULL, binary, &second);
+    cr_assert_eq(runs_counted(), 5, "without a cache (no GPU identity) every check measures");
 }

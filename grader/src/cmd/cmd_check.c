@@ -27,13 +27,15 @@
 #include <unistd.h>
 
 const char CHECK_USAGE[] =
-    "usage: grader check [LESSON] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
-    "                    [--format text|json] [--reveal] [--long-names]\n"
+    "usage: grader check [LESSON] [--part NAME] [--predictions FILE] [--variant NAME]\n"
+    "                    [--replay [TRACE]] [--format text|json] [--reveal] [--long-names]\n"
     "\n"
     "Runs the lesson under CUPTI, grades your predictions against what ran, and only then shows the\n"
     "trace. LESSON is a lesson folder, name or number (lessons/03_mlp, 03_mlp, 3); without it, the\n"
-    "next lesson you have not graded yet.\n"
+    "next lesson (or part) you have not graded yet.\n"
     "\n"
+    "  --part NAME         a lesson's other part, graded on its own (e.g. pytorch: its PyTorch\n"
+    "                      questions); default: the lesson's main part. grader list shows them\n"
     "  --predictions FILE  your predictions (default: the lesson's predictions.yaml, made from its\n"
     "                      predictions.template.yaml on first use)\n"
     "  --variant NAME      only this variant's predictions (and runs)\n"
@@ -48,7 +50,7 @@ const char CHECK_USAGE[] =
     "usage or input, 3 lesson failed or capture incomplete\n";
 
 typedef struct {
-    const char *lesson_dir, *predictions, *variant, *trace, *format;
+    const char *lesson_dir, *predictions, *variant, *trace, *format, *part;
     int replay, reveal, long_names;
 } check_options;
 
@@ -61,6 +63,7 @@ static int parse(int argc, char **argv, check_options *o) {
         {"--long-names", WB_CLI_FLAG, .flag = &o->long_names},
         {"--predictions", WB_CLI_TEXT, .text = &o->predictions},
         {"--variant", WB_CLI_TEXT, .text = &o->variant},
+        {"--part", WB_CLI_TEXT, .text = &o->part},
         {"--format", WB_CLI_FORMAT, .text = &o->format},
     };
     size_t n = 0; /* the lesson, or none: the next one not graded */
@@ -71,8 +74,11 @@ static int parse(int argc, char **argv, check_options *o) {
 
 /* ---- which lesson ------------------------------------------------------------------------ */
 
-/* The first lesson in course order that is not graded yet. */
-static int next_unfinished(char *buf, size_t cap, wb_error *err) {
+/* The first lesson (or part of one) in course order that is not graded yet, as grader list
+ * shows it: its folder into buf, its part ("" for the main part) into part. With after (a
+ * lesson's name) the search starts past that lesson's part after_part, and wraps around. */
+static int next_unfinished_after(const char *after, const char *after_part, char *buf, size_t cap, char *part, size_t part_cap,
+                                 wb_error *err) {
     char root[4096], state[4096];
     wb_course course;
     if (wb_find_root(root, sizeof root, err) || wb_course_load(root, &course, err)) return err->code;
@@ -80,19 +86,32 @@ static int next_unfinished(char *buf, size_t cap, wb_error *err) {
     json_t *progress = NULL;
     int rc = wb_state_dir(root, state, sizeof state, err);
     if (!rc) rc = wb_progress_load(state, &progress, err);
-    if (rc) {
-        wb_course_free(&course);
-        return rc;
+    wb_lesson_status *s = NULL;
+    size_t n = 0;
+    if (!rc && wb_course_statuses((const char *const *)course.dirs, course.n, progress, &s, &n))
+        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    long next = -1;
+    size_t from = 0;
+    for (size_t i = 0; !rc && after && i < n; i++)
+        if (!strcmp(s[i].name, after) && !strcmp(s[i].part, !strcmp(after_part, WB_MAIN_PART) ? "" : after_part)) from = i + 1;
+    for (size_t k = 0; !rc && k < n && next < 0; k++) {
+        size_t i = (from + k) % n;
+        if (wb_next_lesson(&s[i], 1) == 0) next = (long)i;
     }
-    buf[0] = '\0';
-    for (size_t i = 0; i < course.n && !buf[0]; i++) {
-        const char *s = json_string_value(json_object_get(json_object_get(json_object_get(progress, "lessons"), course.names[i]), "state"));
-        if (!s || strcmp(s, "graded") != 0) snprintf(buf, cap, "%s", course.dirs[i]);
+    if (next >= 0) {
+        snprintf(buf, cap, "%s", s[next].dir);
+        snprintf(part, part_cap, "%s", s[next].part);
     }
+    free(s);
     json_decref(progress);
     wb_course_free(&course);
-    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "every lesson is graded; give a lesson folder to check one again");
+    if (rc) return rc;
+    if (next < 0) return wb_fail(err, WB_EXIT_INPUT, "every lesson is graded; give a lesson folder to check one again");
     return 0;
+}
+
+static int next_unfinished(char *buf, size_t cap, char *part, size_t part_cap, wb_error *err) {
+    return next_unfinished_after(NULL, NULL, buf, cap, part, part_cap, err);
 }
 
 /* The lesson's program: main.cu or main.c, else its first .cu or .c file (lesson 04's train.c). */
@@ -115,14 +134,31 @@ static void program_file(const char *lesson_dir, char *buf, size_t cap) {
 }
 
 /* check without a lesson: say which lesson comes next and what to read before its questions. */
-static void name_next_lesson(FILE *f, const char *lesson_dir) {
+static void name_next_lesson(FILE *f, const char *lesson_dir, const char *part) {
     char readme[4200], program[4400], text[9000];
     snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
     program_file(lesson_dir, program, sizeof program);
-    snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
-             "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
-             program[0] ? ", the program the questions are about" : "");
+    if (part && *part)
+        snprintf(text, sizeof text, "Next: lesson %s, its part %s (grader check %s --part %s). Before answering its questions, "
+                 "read that part of %s down to the line <!-- reveal --> (past it are the answers).", lesson_dir, part, lesson_dir,
+                 part, readme);
+    else
+        snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
+                 "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
+                 program[0] ? ", the program the questions are about" : "");
     wb_wrap(f, text, 0, 2, wb_term_width(f));
+}
+
+/* After grading a lesson's part: what comes next, the first part not graded after it (grader
+ * list names the first one in the course). */
+static void say_next(FILE *f, const char *lesson, const char *graded_part) {
+    char dir[4096], part[64], shown[4200];
+    wb_error ignored = {0};
+    if (next_unfinished_after(lesson, graded_part, dir, sizeof dir, part, sizeof part, &ignored) != 0) {
+        if (strstr(ignored.message, "every lesson is graded")) fprintf(f, "\nEvery lesson is graded.\n");
+        return;
+    }
+    fprintf(f, "\nNext: grader check %s%s%s\n", wb_cli_display_path(dir, shown, sizeof shown), part[0] ? " --part " : "", part);
 }
 
 /* On a terminal, before the questions of a lesson named by check itself: 1 to go on, 0 to stop. */
@@ -292,14 +328,14 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
 
 /* ---- before the first grading ------------------------------------------------------------- */
 
-/* 1 when this check would be the first grading of what it grades: the lesson (with --variant:
- * that variant) has no first score yet. */
-static int first_grading(const char *state, const char *lesson, const char *variant) {
+/* 1 when this check would be the first grading of what it grades: the lesson's part (with
+ * --variant: that variant) has no first score yet. */
+static int first_grading(const char *state, const char *lesson, const char *part, const char *variant) {
     json_t *progress = NULL;
     wb_error ignored = {0};
     if (wb_progress_load(state, &progress, &ignored)) return 0;
     json_t *e = json_object_get(json_object_get(progress, "lessons"), lesson);
-    int first = !json_object_get(e, "first_total") &&
+    int first = !json_object_get(wb_progress_part(e, part), "first_total") &&
                 (!variant || !json_object_get(json_object_get(e, "first_by_variant"), variant));
     json_decref(progress);
     return first;
@@ -330,11 +366,12 @@ static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l,
 
 /* ---- the variants a check needs ----------------------------------------------------------- */
 
-static size_t needed_variants(const wb_prediction_set *p, const wb_lesson *l, const char *only, const char **out) {
+static size_t needed_variants(const wb_prediction_set *p, const wb_lesson *l, const char *part, const char *only, const char **out) {
     size_t n = 0;
     for (size_t v = 0; v < l->n_variants; v++) {
         const char *name = l->variants[v].name;
         if (only && strcmp(only, name)) continue;
+        if (strcmp(wb_variant_part(&l->variants[v]), part)) continue;
         int used = !p; /* reveal: all */
         for (size_t i = 0; p && i < p->n && !used; i++) {
             const char *pv = wb_prediction_variant(&p->items[i], l);
@@ -382,6 +419,7 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
     if (have_gpu && !wb_python_variants_ready(l, variants, n_variants, no_torch, sizeof no_torch)) have_gpu = 0;
     const char *suffix = have_gpu ? NULL : "replay";
     if (wb_make_run_dir(l->dir, l->lesson, suffix, run_dir, run_dir_cap, err)) return err->code;
+    wb_timing_mark("run folder made");
     if (have_gpu) {
         *source = "live";
         char cache[4200]; /* the calibration measured on this GPU, reused (acquire.h) */
@@ -402,9 +440,9 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
         char desc[512];
         char line[7000];
         if (no_torch[0])
-            snprintf(line, sizeof line, "PyTorch cannot run here: %s. Grading every variant from the recording %s instead (%s, "
-                     "recorded %s); grader check %s --variant NAME captures one C variant live", no_torch, path,
-                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at, l->lesson);
+            snprintf(line, sizeof line, "PyTorch cannot run here: %s. Grading these variants from the recording %s instead (%s, "
+                     "recorded %s)", no_torch, path,
+                     rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
         else
             snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
                      rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
@@ -558,16 +596,16 @@ static int nothing_shown(wb_error *err, const char *run_dir, int live) {
 
 static int run_check(const check_options *o, wb_error *err) {
     int json = !strcmp(o->format, "json");
-    char lesson_dir[4096];
+    char lesson_dir[4096], next_part[64] = "";
     if (o->lesson_dir) {
         if (wb_resolve_lesson(o->lesson_dir, lesson_dir, sizeof lesson_dir, err)) return err->code;
-    } else if (next_unfinished(lesson_dir, sizeof lesson_dir, err)) {
+    } else if (next_unfinished(lesson_dir, sizeof lesson_dir, next_part, sizeof next_part, err)) {
         return err->code;
     }
-    if (!o->lesson_dir && !json) name_next_lesson(stderr, lesson_dir);
+    if (!o->lesson_dir && !json) name_next_lesson(stderr, lesson_dir, next_part);
 
     wb_lesson lesson;
-    wb_prediction_set preds = {0}, view = {0};
+    wb_prediction_set preds = {0}, part_view = {0}, view = {0}; /* the file; its part; and --variant's */
     wb_recording rec = {0};
     wb_answer_key key = {0};
     int have_key = 0, rc = 0;
@@ -587,6 +625,20 @@ static int run_check(const check_options *o, wb_error *err) {
                      wb_lesson_variant_list(&lesson, list, sizeof list));
         goto out;
     }
+    /* the part graded: --part, else --variant's, else the next one named above, else the main part */
+    const char *part = o->part ? o->part : o->variant ? wb_lesson_variant_part(&lesson, o->variant)
+                                     : next_part[0] ? next_part : WB_MAIN_PART;
+    if (!wb_lesson_has_part(&lesson, part)) {
+        char list[512];
+        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no part '%s' (its parts: %s)", lesson.lesson, part,
+                     wb_lesson_part_list(&lesson, list, sizeof list));
+        goto out;
+    }
+    if (o->variant && strcmp(wb_lesson_variant_part(&lesson, o->variant), part)) {
+        rc = wb_fail(err, WB_EXIT_INPUT, "variant %s of lesson %s is in part %s, not %s", o->variant, lesson.lesson,
+                     wb_lesson_variant_part(&lesson, o->variant), part);
+        goto out;
+    }
     wb_root_dir(lesson.dir, root, sizeof root);
     if ((rc = wb_state_dir(root, state, sizeof state, err))) goto out;
 
@@ -601,50 +653,63 @@ static int run_check(const check_options *o, wb_error *err) {
         if (created && !json) fprintf(stderr, "Made your predictions file %s from the lesson's template (git ignores it).\n",
                                       predictions_path);
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
+        if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
         char leftover[4200];
         if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
             fprintf(stderr, "note: %s was left by a save of your answers that was interrupted; it may hold answers that "
                     "%s lacks. Compare the two, then delete it.\n", leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
-        if (wb_predictions_open(&preds) > 0) {
+        if (part_view.n == 0) {
+            rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about part %s of lesson %s", preds.path, part, lesson.lesson);
+            goto out;
+        }
+        /* only this part's values need to be filled in: the other parts are graded on their own */
+        if (wb_predictions_open(&part_view) > 0) {
             if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
                 if (!o->lesson_dir && !ready_to_answer()) {
-                    say_stopped(stdout, &preds);
+                    say_stopped(stdout, &part_view);
                     rc = WB_EXIT_OK;
                     goto out;
                 }
-                if ((rc = ask_open(&preds, &lesson, err))) goto out;
+                if ((rc = ask_open(&part_view, &lesson, err))) goto out;
+                free(part_view.items);
+                part_view.items = NULL;
                 wb_predictions_free(&preds);
                 if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
                 if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
+                if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
             }
-            if (wb_predictions_open(&preds) > 0) {
+            if (wb_predictions_open(&part_view) > 0) {
                 if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-                    say_stopped(stdout, &preds);
+                    say_stopped(stdout, &part_view);
                     rc = WB_EXIT_OK;
                     goto out;
                 }
-                list_open(stderr, &preds);
+                list_open(stderr, &part_view);
                 rc = WB_EXIT_INPUT;
                 goto out;
             }
         }
         if (o->variant) {
-            if (filter_variant(&view, &preds, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+            if (filter_variant(&view, &part_view, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
             if (view.n == 0) {
                 rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about variant '%s'", preds.path, o->variant);
                 goto out;
             }
         } else {
-            view = preds;
+            view = part_view;
         }
-        if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && first_grading(state, lesson.lesson, o->variant) &&
+        if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && first_grading(state, lesson.lesson, part, o->variant) &&
             (rc = confirm_first_grading(&view, &lesson, err)))
             goto out;
     } else if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
         /* --reveal costs the first try: on a terminal, ask (elsewhere the option is the consent) */
         char gate_state[4200];
-        int news = wb_reveal_is_news(lesson.lesson, lesson.dir, NULL, gate_state, sizeof gate_state, err);
+        const char *shown = NULL; /* a variant of the part revealed */
+        for (size_t i = 0; i < lesson.n_variants && !shown; i++)
+            if (!strcmp(wb_variant_part(&lesson.variants[i]), part)) shown = lesson.variants[i].name;
+        int news = wb_reveal_is_news_variant(lesson.lesson, lesson.dir, NULL, o->variant ? o->variant : shown, gate_state,
+                                             sizeof gate_state, err);
         if (news < 0) { rc = err->code; goto out; }
         if (news && !wb_confirm("Show the trace before grading? Your progress records it, and a later score is then not a "
                                 "first try")) {
@@ -652,7 +717,7 @@ static int run_check(const check_options *o, wb_error *err) {
             goto out;
         }
     }
-    size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, o->variant, variants);
+    size_t n_variants = needed_variants(o->reveal ? NULL : &view, &lesson, part, o->variant, variants);
     char differ[2048] = "";
     wb_timing_mark("lesson and predictions read");
     if ((rc = obtain(o, &lesson, variants, n_variants, json, state, &rec, &source, run_dir, sizeof run_dir, differ, sizeof differ,
@@ -671,7 +736,7 @@ static int run_check(const check_options *o, wb_error *err) {
     out = json ? json_object() : NULL;
     if (o->reveal) {
         /* on disk before anything is shown: a reveal that cannot be recorded shows nothing */
-        if ((rc = wb_progress_record_reveal(state, lesson.lesson, source, "grader check --reveal", err))) {
+        if ((rc = wb_progress_record_reveal_part(state, lesson.lesson, part, source, "grader check --reveal", err))) {
             rc = nothing_shown(err, run_dir, !strcmp(source, "live"));
             goto out;
         }
@@ -694,7 +759,7 @@ static int run_check(const check_options *o, wb_error *err) {
         /* The grading (a first try, when it is one) is written and synced before anything captured
          * is shown; when it cannot be recorded nothing is shown, so that no try goes unrecorded. */
         char hash[64] = "";
-        wb_hash_file(predictions_path, hash, sizeof hash);
+        wb_part_predictions_hash(&lesson, &part_view, hash, sizeof hash);
         wb_variant_score scores[64];
         char own[4200], *graded_file = o->predictions ? realpath(predictions_path, NULL) : NULL, *own_real = NULL;
         wb_learner_predictions_path(lesson.dir, own, sizeof own);
@@ -703,7 +768,7 @@ static int run_check(const check_options *o, wb_error *err) {
         json_t *facts = wb_grading_facts_json(&grade, &lesson);
         const wb_capture *captured = rec.n_runs ? &rec.runs[0].capture : NULL;
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
-                        graded_file, facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL};
+                        graded_file, facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL, part};
         rc = facts ? wb_progress_record_grading(state, lesson.lesson, &g, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
         json_decref(facts);
         free(graded_file);
@@ -739,6 +804,7 @@ static int run_check(const check_options *o, wb_error *err) {
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
         rc = reveal(stdout, &tl, o->long_names, &rec, variants, n_variants, run_dir, json, out, err);
         wb_grade_free(&grade);
+        if (!rc && !json) say_next(stdout, lesson.lesson, part);
         if (!rc) rc = graded_rc;
     }
     if (json && (rc == WB_EXIT_OK || rc == WB_EXIT_WRONG)) {
@@ -751,7 +817,8 @@ out:
     if (rc != WB_EXIT_OK && rc != WB_EXIT_WRONG && run_dir[0] && source && !strcmp(source, "replay")) rmdir(run_dir);
     free(variants);
     json_decref(out);
-    if (view.items != preds.items) free(view.items);
+    if (view.items != part_view.items) free(view.items);
+    free(part_view.items);
     wb_predictions_free(&preds);
     wb_recording_free(&rec);
     if (have_key) wb_answer_key_free(&key);

@@ -67,9 +67,10 @@ int cmd_diff(int argc, char **argv) {
     int rc = wb_diff_side_load(spec[0], &a, &err);
     if (!rc) rc = wb_diff_side_load(spec[1], &b, &err);
     /* nothing of a lesson not graded yet without consent (consent.h) */
-    if (!rc) rc = wb_reveal_gate(a.rec.lesson, a.path, "grader diff", "its captured kernels and calls", reveal, &err);
-    if (!rc && strcmp(a.rec.lesson, b.rec.lesson))
-        rc = wb_reveal_gate(b.rec.lesson, b.path, "grader diff", "its captured kernels and calls", reveal, &err);
+    /* (per lesson part: a side naming a variant shows that variant's part, else every part) */
+    if (!rc) rc = wb_reveal_gate_variant(a.rec.lesson, NULL, a.path, a.variant, "grader diff", "its captured kernels and calls", reveal, &err);
+    if (!rc && (strcmp(a.rec.lesson, b.rec.lesson) || strcmp(a.variant, b.variant)))
+        rc = wb_reveal_gate_variant(b.rec.lesson, NULL, b.path, b.variant, "grader diff", "its captured kernels and calls", reveal, &err);
     const wb_run *ra[64], *rb[64];
     const char *only_a[64], *only_b[64];
     size_t n = 0;

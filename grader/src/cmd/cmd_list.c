@@ -20,8 +20,9 @@ const char LIST_USAGE[] =
     "Lists the course's lessons in course order with where you stand in each: not started, in\n"
     "progress, predicted (every value filled in, not graded yet), graded with its score, regraded\n"
     "(the predictions changed after their first grading: the first-try score is kept and shown\n"
-    "beside the latest one), or revealed (the trace was shown before any grading). Progress is\n"
-    "read from .workbench/progress.json (safe to delete: it only forgets scores).\n"
+    "beside the latest one), or revealed (the trace was shown before any grading). A lesson with\n"
+    "parts (its PyTorch questions, say) has a row for each other part, checked with --part NAME.\n"
+    "Progress is read from .workbench/progress.json (safe to delete: it only forgets scores).\n"
     "\n"
     "  --format text|json  json: one JSON object on stdout\n"
     "\n"
@@ -78,6 +79,13 @@ static void score_text(const wb_lesson_status *s, char *buf, size_t cap) {
                                      s->hints_shown == 1 ? "" : "s");
 }
 
+/* A row's name: the lesson's, or for its other parts the option that checks them. */
+static const char *row_name(const wb_lesson_status *s, char *buf, size_t cap) {
+    if (s->part[0]) snprintf(buf, cap, "  --part %s", s->part);
+    else snprintf(buf, cap, "%s", s->name);
+    return buf;
+}
+
 static const char *state_color(FILE *f, const wb_lesson_status *s) {
     if (s->state == WB_STATE_GRADED && s->right == s->total) return wb_green(f);
     if (s->state == WB_STATE_BROKEN) return wb_red(f);
@@ -124,25 +132,34 @@ int cmd_list(int argc, char **argv) {
         return err.code;
     }
     size_t drafts = wb_course_drop_drafts(&course); /* for instructors: grader lint lists them */
-    wb_lesson_status *s = calloc(course.n + 1, sizeof *s);
-    if (!s) {
+    wb_lesson_status *s = NULL;
+    size_t n = 0; /* rows: each lesson's main part, then its other parts */
+    if (wb_course_statuses((const char *const *)course.dirs, course.n, progress, &s, &n)) {
         fprintf(stderr, "grader list: out of memory\n");
+        free(s);
         json_decref(progress);
         wb_course_free(&course);
         return WB_EXIT_INPUT;
     }
     size_t broken = 0;
-    for (size_t i = 0; i < course.n; i++) {
-        wb_lesson_status_get(course.dirs[i], progress, &s[i]);
-        broken += s[i].state == WB_STATE_BROKEN;
-    }
-    long next = wb_next_lesson(s, course.n);
+    for (size_t i = 0; i < n; i++) broken += s[i].state == WB_STATE_BROKEN;
+    long next = wb_next_lesson(s, n);
     char shown[4200];
     if (!strcmp(format, "json")) {
-        json_t *lessons = json_array();
-        for (size_t i = 0; i < course.n; i++) json_array_append_new(lessons, status_json(&s[i]));
-        wb_cli_print_json(json_pack("{s:s, s:o, s:o}", "root", root, "lessons", lessons, "next",
-                                    next >= 0 ? json_string(s[next].dir) : json_null()));
+        json_t *lessons = json_array(), *last = NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (!s[i].part[0]) {
+                json_array_append_new(lessons, last = status_json(&s[i]));
+                continue;
+            }
+            json_t *parts = json_object_get(last, "parts"), *p = status_json(&s[i]);
+            if (!parts) json_object_set_new(last, "parts", parts = json_array());
+            json_object_set_new(p, "part", json_string(s[i].part));
+            json_array_append_new(parts, p);
+        }
+        wb_cli_print_json(json_pack("{s:s, s:o, s:o, s:o}", "root", root, "lessons", lessons, "next",
+                                    next >= 0 ? json_string(s[next].dir) : json_null(), "next_part",
+                                    next >= 0 && s[next].part[0] ? json_string(s[next].part) : json_null()));
     } else {
         char head[4400];
         snprintf(head, sizeof head, "Course in %s: %zu lesson%s", root, course.n, course.n == 1 ? "" : "s");
@@ -150,18 +167,22 @@ int cmd_list(int argc, char **argv) {
         wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
         printf("%s\n", wb_reset(stdout));
         /* two lines a lesson, both within the terminal's width: name, state and score, then the title */
+        /* a lesson's other parts: a row of their own under its title, named as check takes them */
         int width = wb_term_width(stdout), name_w = 4;
-        for (size_t i = 0; i < course.n; i++)
-            if ((int)strlen(s[i].name) > name_w) name_w = (int)strlen(s[i].name) < 24 ? (int)strlen(s[i].name) : 24;
-        for (size_t i = 0; i < course.n; i++) {
+        char name[300];
+        for (size_t i = 0; i < n; i++)
+            if ((int)strlen(row_name(&s[i], name, sizeof name)) > name_w) name_w = (int)strlen(name) < 24 ? (int)strlen(name) : 24;
+        for (size_t i = 0; i < n; i++) {
             char score[1200], title[256];
+            row_name(&s[i], name, sizeof name);
             score_text(&s[i], score, sizeof score);
             const char *state_name = s[i].state == WB_STATE_NOT_STARTED && s[i].first_total >= 0 ? "started again"
                                                                                                   : wb_lesson_state_name(s[i].state);
-            int col = printf("%s %-*s %s%-13s%s ", (long)i == next ? ">" : " ", name_w, s[i].name, state_color(stdout, &s[i]),
-                             state_name, wb_reset(stdout));
+            int col = printf("%s %-*s %s%-13s%s ", (long)i == next ? ">" : " ", name_w, name,
+                             state_color(stdout, &s[i]), state_name, wb_reset(stdout));
             col -= (int)(strlen(state_color(stdout, &s[i])) + strlen(wb_reset(stdout)));
             wb_wrap(stdout, score[0] ? score : "-", col, col, width);
+            if (s[i].part[0]) continue;
             int room = width - 4 < (int)sizeof title - 1 ? width - 4 : (int)sizeof title - 1;
             if ((int)wb_columns(s[i].title) > room && room > 3) snprintf(title, sizeof title, "%.*s...", room - 3, s[i].title);
             else snprintf(title, sizeof title, "%s", s[i].title);
@@ -169,11 +190,12 @@ int cmd_list(int argc, char **argv) {
         }
         if (course.n == 0) printf("  (no lessons: folders lessons/NN_name with a lesson.yaml)\n");
         if (drafts) printf("  (%zu draft lesson%s not listed: lesson.yaml says draft: true)\n", drafts, drafts == 1 ? "" : "s");
-        if (next >= 0) printf("\nNext: grader check %s\n", wb_cli_display_path(s[next].dir, shown, sizeof shown));
+        if (next >= 0) printf("\nNext: grader check %s%s%s\n", wb_cli_display_path(s[next].dir, shown, sizeof shown),
+                              s[next].part[0] ? " --part " : "", s[next].part);
         else if (course.n) printf("\nEvery lesson is graded.\n");
     }
-    for (size_t i = 0; i < course.n; i++)
-        if (s[i].state == WB_STATE_BROKEN) wb_cli_error("list", s[i].note);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].state == WB_STATE_BROKEN && !s[i].part[0]) wb_cli_error("list", s[i].note);
     free(s);
     json_decref(progress);
     wb_course_free(&course);

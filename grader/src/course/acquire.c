@@ -121,34 +121,23 @@ static int calibrate_fresh(void) {
     return v && !strcmp(v, "fresh");
 }
 
-/* The GPU's ceilings, measured once per grader process by the calibration program, or taken from
- * cache_dir (when not NULL) when measured there before on this GPU (see acquire.h). The text the
- * ceilings come from goes to <run_dir>/calibration.json either way. */
-static int calibrate(const char *run_dir, const char *cache_dir, FILE *progress, wb_calibration *out, wb_error *err) {
-    static wb_calibration cached;
-    if (cached.present) {
-        *out = cached;
-        return 0;
-    }
-    char binary[4096], log[4200];
-    if (wb_find_lesson_binary(CALIBRATE_BINARY, binary, sizeof binary, err)) return err->code;
+int wb_calibration_obtain(const wb_calibration_key *key, const char *binary, const char *run_dir, FILE *progress,
+                          wb_calibration *out, wb_error *err) {
+    char log[4200];
     snprintf(log, sizeof log, "%s/calibration.json", run_dir);
-    wb_calibration_key key;
-    int keyed = cache_dir && wb_calibration_key_of(cache_dir, binary, &key) == 0;
     char measured_at[64] = "";
-    char *reuse = keyed && !calibrate_fresh() ? wb_calibration_cached(&key, time(NULL), measured_at, sizeof measured_at) : NULL;
+    char *reuse = key && !calibrate_fresh() ? wb_calibration_cached(key, time(NULL), measured_at, sizeof measured_at) : NULL;
     if (reuse) {
         FILE *f = fopen(log, "w");
         int written = f && fprintf(f, "%s\n", reuse) > 0;
         if (f && fclose(f) != 0) written = 0;
-        int rc = written ? wb_calibration_from_json(key.path, reuse, strlen(reuse), &cached, err) : -1;
+        int rc = written ? wb_calibration_from_json(key->path, reuse, strlen(reuse), out, err) : -1;
         free(reuse);
         if (rc == 0) {
             if (progress)
                 fprintf(progress, "the GPU's copy bandwidth and matrix rate: as measured on this GPU at %s (cached; "
                                   "WB_CALIBRATE=fresh measures again)\n", measured_at);
-            wb_timing_mark("calibration (cached)");
-            *out = cached;
+            wb_timing_mark("calibration (cached: nothing run)");
             return 0;
         }
         if (err->code) return err->code;
@@ -168,11 +157,28 @@ static int calibrate(const char *run_dir, const char *cache_dir, FILE *progress,
         return wb_fail(err, WB_EXIT_CAPTURE, "the calibration program %s failed (%s); its output is in %s", binary,
                        res.timed_out ? "timed out" : res.signal ? "killed by a signal" : "non-zero exit", log);
     }
-    int rc = wb_calibration_from_json(log, text, strlen(text), &cached, err);
-    if (!rc && keyed) wb_calibration_store(&key, text, time(NULL));
+    int rc = wb_calibration_from_json(log, text, strlen(text), out, err);
+    if (!rc && key) wb_calibration_store(key, text, time(NULL));
     free(text);
+    wb_timing_mark("calibration (measured: the program ran)");
+    return rc;
+}
+
+/* The GPU's ceilings, measured once per grader process by the calibration program, or taken from
+ * cache_dir (when not NULL) when measured there before on this GPU (see acquire.h). The text the
+ * ceilings come from goes to <run_dir>/calibration.json either way. */
+static int calibrate(const char *run_dir, const char *cache_dir, FILE *progress, wb_calibration *out, wb_error *err) {
+    static wb_calibration cached;
+    if (cached.present) {
+        *out = cached;
+        return 0;
+    }
+    char binary[4096];
+    if (wb_find_lesson_binary(CALIBRATE_BINARY, binary, sizeof binary, err)) return err->code;
+    wb_calibration_key key;
+    int keyed = cache_dir && wb_calibration_key_of(cache_dir, binary, &key) == 0;
+    int rc = wb_calibration_obtain(keyed ? &key : NULL, binary, run_dir, progress, &cached, err);
     if (!rc) *out = cached;
-    wb_timing_mark("calibration (measured)");
     return rc;
 }
 
@@ -228,7 +234,7 @@ static int find_programs(const wb_live_request *req, char *binary, size_t cap, l
         const wb_variant *v = wb_lesson_variant(req->lesson, req->variants[i]);
         if (!v) return wb_fail(err, WB_EXIT_INPUT, "%s: no variant '%s'", req->lesson->path, req->variants[i]);
         if (wb_variant_is_python(v) && !p->py) {
-            p->py = wb_python_probe(req->run_dir);
+            p->py = wb_python_probe(req->run_dir); /* asked once per process: free after the first */
             if (!p->py->usable)
                 return wb_fail(err, WB_EXIT_CAPTURE, "variant %s is a PyTorch program, and %s", v->name, p->py->why);
         } else if (!wb_variant_is_python(v) && !p->binary) {
@@ -257,6 +263,7 @@ int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, si
         wb_root_dir(l->dir, root, sizeof root);
         if (wb_state_dir(root, state, sizeof state, &ignored)) snprintf(state, sizeof state, "/tmp");
         const wb_python_info *py = wb_python_probe(state);
+        wb_timing_mark("PyTorch probe (python3: import torch)");
         if (py->usable) return 1;
         snprintf(why, cap, "variant %s is a PyTorch program, and %s", v->name, py->why);
         return 0;
@@ -328,6 +335,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         wb_find_cupti_library(cupti, sizeof cupti, err))
         return err->code;
     int timeout = wb_lesson_timeout();
+    wb_timing_mark("programs found");
 
     wb_run *runs = calloc(req->n_variants, sizeof *runs);
     char **paths = calloc(req->n_variants, sizeof *paths);

@@ -8,6 +8,7 @@
 
 #include "wb_capture.h"
 #include "wb_base.h"
+#include "calibration_cache.h"
 #include "lesson.h"
 
 #include <stdio.h>
@@ -31,6 +32,13 @@ typedef struct {
  * repeats, and loads it into out. A lesson that failed still gives a recording (its runs say how
  * they ended); wb_check_usable then refuses it. */
 int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err);
+
+/* The GPU's ceilings for a check: the calibration cached under key (calibration_cache.h) when it
+ * holds and WB_CALIBRATE is not "fresh", without running anything; else the calibration program
+ * binary is run (its output in <run_dir>/calibration.json) and, with a key, its result cached.
+ * key NULL: always measure, cache nothing. */
+int wb_calibration_obtain(const wb_calibration_key *key, const char *binary, const char *run_dir, FILE *progress,
+                          wb_calibration *out, wb_error *err);
 
 /* 1 when every PyTorch variant among variants can run here (or there is none); 0 when the
  * interpreter is missing, `import torch` fails or PyTorch sees no GPU: why then says exactly that,

@@ -58,45 +58,107 @@ static int find_lesson_root(const char *lesson, const char *lesson_dir, const ch
     return wb_file_exists(yaml) ? 0 : -1;
 }
 
-int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *recording, char *state, size_t cap,
-                      wb_error *err) {
-    char root[4096];
-    if (!lesson || !lesson[0] || find_lesson_root(lesson, lesson_dir, recording, root, sizeof root) != 0) return 0;
-    json_t *progress = NULL;
-    if (wb_state_dir(root, state, cap, err) || wb_progress_load(state, &progress, err)) return -1;
-    json_t *e = json_object_get(json_object_get(progress, "lessons"), lesson);
+/* The lesson's parts a reveal of variant shows (NULL or "": all of them) into parts; the lesson
+ * read from its folder under root (a lesson that does not read has its main part only). */
+static size_t parts_shown(const char *root, const char *lesson_dir, const char *lesson, const char *variant, const char **parts,
+                          size_t cap, wb_lesson *l, int *loaded) {
+    char dir[4400];
+    wb_error ignored = {0};
+    if (lesson_dir) snprintf(dir, sizeof dir, "%s", lesson_dir);
+    else snprintf(dir, sizeof dir, "%s/lessons/%s", root, lesson);
+    *loaded = wb_lesson_load(dir, l, &ignored) == 0;
+    if (!*loaded) {
+        parts[0] = WB_MAIN_PART;
+        return 1;
+    }
+    if (variant && *variant && wb_lesson_variant(l, variant)) {
+        parts[0] = wb_lesson_variant_part(l, variant);
+        return 1;
+    }
+    size_t n = wb_lesson_parts(l, parts, cap);
+    return n < cap ? n : cap;
+}
+
+/* 1 when the part's captured facts would be news: neither graded nor revealed before. */
+static int part_is_news(json_t *lesson_entry, const char *part) {
+    json_t *e = wb_progress_part(lesson_entry, part);
     const char *s = json_string_value(json_object_get(e, "state"));
     int graded = json_object_get(e, "first_total") != NULL;
     int revealed = json_is_true(json_object_get(e, "revealed_without_predictions")) || (s && !strcmp(s, "revealed"));
-    json_decref(progress);
     return !graded && !revealed;
+}
+
+/* The news parts among those variant shows into news (names borrowed from l); their count, or
+ * -1 with err set. */
+static int news_parts(const char *lesson, const char *lesson_dir, const char *recording, const char *variant, char *state,
+                      size_t cap, wb_lesson *l, int *loaded, const char **news, wb_error *err) {
+    char root[4096];
+    *loaded = 0;
+    if (!lesson || !lesson[0] || find_lesson_root(lesson, lesson_dir, recording, root, sizeof root) != 0) return 0;
+    json_t *progress = NULL;
+    if (wb_state_dir(root, state, cap, err) || wb_progress_load(state, &progress, err)) return -1;
+    const char *parts[WB_MAX_PARTS];
+    size_t n = parts_shown(root, lesson_dir, lesson, variant, parts, WB_MAX_PARTS, l, loaded);
+    json_t *e = json_object_get(json_object_get(progress, "lessons"), lesson);
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (part_is_news(e, parts[i])) news[k++] = parts[i];
+    json_decref(progress);
+    return k;
+}
+
+int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *recording, char *state, size_t cap,
+                      wb_error *err) {
+    return wb_reveal_is_news_variant(lesson, lesson_dir, recording, NULL, state, cap, err);
+}
+
+int wb_reveal_is_news_variant(const char *lesson, const char *lesson_dir, const char *recording, const char *variant, char *state,
+                              size_t cap, wb_error *err) {
+    wb_lesson l;
+    int loaded;
+    const char *news[WB_MAX_PARTS];
+    int n = news_parts(lesson, lesson_dir, recording, variant, state, cap, &l, &loaded, news, err);
+    if (loaded) wb_lesson_free(&l);
+    return n < 0 ? -1 : n > 0;
 }
 
 int wb_reveal_gate(const char *lesson, const char *recording, const char *command, const char *what, int consent,
                    wb_error *err) {
-    return wb_reveal_gate_at(lesson, NULL, recording, command, what, consent, err);
+    return wb_reveal_gate_variant(lesson, NULL, recording, NULL, command, what, consent, err);
 }
 
 int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *recording, const char *command, const char *what,
                       int consent, wb_error *err) {
+    return wb_reveal_gate_variant(lesson, lesson_dir, recording, NULL, command, what, consent, err);
+}
+
+int wb_reveal_gate_variant(const char *lesson, const char *lesson_dir, const char *recording, const char *variant,
+                           const char *command, const char *what, int consent, wb_error *err) {
     char state[4200];
-    int news = wb_reveal_is_news(lesson, lesson_dir, recording, state, sizeof state, err);
-    if (news < 0) return err->code;
-    if (!news) return 0;
-    if (!consent && wb_can_ask()) {
+    wb_lesson l;
+    int loaded;
+    const char *news[WB_MAX_PARTS];
+    int n = news_parts(lesson, lesson_dir, recording, variant, state, sizeof state, &l, &loaded, news, err);
+    int rc = n < 0 ? err->code : 0;
+    char which[300] = ""; /* "" for the main part alone, else " (its part pytorch)" */
+    if (n == 1 && strcmp(news[0], WB_MAIN_PART)) snprintf(which, sizeof which, " (its part %s)", news[0]);
+    if (n > 0 && !consent && wb_can_ask()) {
         char text[1024];
-        snprintf(text, sizeof text, "Lesson %s is not graded yet: %s shows %s, which its questions ask you to predict. "
-                 "Seeing them first is recorded in your progress, and a later score is then not a first try.", lesson, command,
-                 what);
+        snprintf(text, sizeof text, "Lesson %s%s is not graded yet: %s shows %s, which its questions ask you to predict. "
+                 "Seeing them first is recorded in your progress, and a later score is then not a first try.", lesson, which,
+                 command, what);
         wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
         consent = wb_confirm("Show them anyway?");
         if (!consent)
-            return wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict lesson %s first (grader check %s), then look again",
-                           lesson, lesson);
+            rc = wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict lesson %s%s first (grader check %s%s%s), then look again",
+                         lesson, which, lesson, which[0] ? " --part " : "", which[0] ? news[0] : "");
     }
-    if (!consent)
-        return wb_fail(err, WB_EXIT_INPUT, "lesson %s is not graded yet, and %s would show %s before you predict them. "
-                       "Run grader check %s first, or add --reveal to see them now (recorded in your progress: a later "
-                       "score is then not a first try)", lesson, command, what, lesson);
-    return wb_progress_record_reveal(state, lesson, "recording", command, err);
+    if (n > 0 && !rc && !consent)
+        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s%s is not graded yet, and %s would show %s before you predict them. "
+                     "Run grader check %s%s%s first, or add --reveal to see them now (recorded in your progress: a later "
+                     "score is then not a first try)", lesson, which, command, what, lesson, which[0] ? " --part " : "",
+                     which[0] ? news[0] : "");
+    for (int i = 0; n > 0 && !rc && i < n; i++) rc = wb_progress_record_reveal_part(state, lesson, news[i], "recording", command, err);
+    if (loaded) wb_lesson_free(&l);
+    return rc;
 }

@@ -32,6 +32,11 @@ int wb_confirm(const char *question);
 int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *recording, char *state, size_t cap,
                       wb_error *err);
 
+/* The same for what variant shows (NULL: every variant): 1 when a part of the lesson it belongs to
+ * (lesson.h: each part is graded on its own) is neither graded nor revealed. */
+int wb_reveal_is_news_variant(const char *lesson, const char *lesson_dir, const char *recording, const char *variant, char *state,
+                              size_t cap, wb_error *err);
+
 /* The reveal gate for the lesson a recording (at path recording, may be NULL) holds. command
  * names the caller in messages ("grader diff"), what says what would be shown ("its kernels").
  * consent: --reveal was given. Returns 0 when the facts may be shown (the reveal recorded when
@@ -41,5 +46,11 @@ int wb_reveal_gate(const char *lesson, const char *recording, const char *comman
 /* The same gate for a lesson found by its folder (lesson_dir, as wb_reveal_is_news takes it). */
 int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *recording, const char *command, const char *what,
                       int consent, wb_error *err);
+
+/* The gate for what one variant shows (NULL or "": every variant, so every part of the lesson):
+ * passes when each part concerned is graded or revealed; a reveal is recorded for each part it
+ * shows first. */
+int wb_reveal_gate_variant(const char *lesson, const char *lesson_dir, const char *recording, const char *variant,
+                           const char *command, const char *what, int consent, wb_error *err);
 
 #endif

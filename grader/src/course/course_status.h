@@ -24,6 +24,8 @@ typedef enum {
 
 typedef struct {
     char name[256];               /* folder name, 01_matmul_add */
+    char part[40];                /* the lesson's part this is about (lesson.h); "" for the main part */
+    long parts;                   /* the lesson's parts, the main one included (1: no parts) */
     char title[256];
     char dir[4096];
     wb_lesson_state state;
@@ -38,14 +40,21 @@ typedef struct {
     char note[1024];               /* why BROKEN, or a problem with the predictions file */
 } wb_lesson_status;
 
-/* Fills out for the lesson in lesson_dir from progress (the whole progress object). */
+/* Fills out for the lesson in lesson_dir from progress (the whole progress object): its main part. */
 void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_status *out);
+/* The same for one part of the lesson (NULL: the main part). A lesson with parts counts, and
+ * locks the first try of, only that part's predictions (lesson_parts.h). */
+void wb_lesson_status_get_part(const char *lesson_dir, const char *part, json_t *progress, wb_lesson_status *out);
+
+/* Every lesson's parts in course order (each lesson's main part, then its other parts): *out, to
+ * free, holds *n statuses. -1 when out of memory. */
+int wb_course_statuses(const char *const *lesson_dirs, size_t n_lessons, json_t *progress, wb_lesson_status **out, size_t *n);
 
 /* "not started", "in progress", "predicted", "graded", "regraded", "revealed", "broken". */
 const char *wb_lesson_state_name(wb_lesson_state s);
 
-/* The lesson a learner should do next, as `grader check` without a lesson picks it: the first
- * not graded (a broken one included: checking it shows what is wrong); -1 when none. */
+/* The lesson (part) a learner should do next, as `grader check` without a lesson picks it: the
+ * first not graded (a broken one included: checking it shows what is wrong); -1 when none. */
 long wb_next_lesson(const wb_lesson_status *s, size_t n);
 
 #endif

@@ -9,7 +9,7 @@
 
 static const char *const TOP_KEYS[] = {"lesson", "title", "binary", "variants", "ranges", "questions", "work", "draft",
                                        "world_size", NULL};
-static const char *const VARIANT_KEYS[] = {"name", "program", "args", "about", "params", "world_size", NULL};
+static const char *const VARIANT_KEYS[] = {"name", "program", "args", "about", "params", "world_size", "part", NULL};
 static const char *const QUESTION_KEYS[] = {"id", "variant", "range", "facts", "ask", "hints", "tolerance", "rank", NULL};
 
 /* A multi-process lesson runs at most this many ranks per variant (a host has at most 8 or 16
@@ -26,6 +26,7 @@ void wb_lesson_free(wb_lesson *l) {
     for (size_t i = 0; i < l->n_variants; i++) {
         free(l->variants[i].name);
         free(l->variants[i].about);
+        free(l->variants[i].part);
         free_strings(l->variants[i].args, l->variants[i].n_args);
         free_strings(l->variants[i].program, l->variants[i].n_program);
         for (size_t j = 0; j < l->variants[i].n_params; j++) free(l->variants[i].params[j].name);
@@ -250,7 +251,23 @@ static int read_variants(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *
         char what[160];
         snprintf(what, sizeof what, "'world_size' of variant '%s'", var->name);
         if (ws && read_world_size(y, ws, what, &var->world_size, err)) return err->code;
+        yaml_node_t *part = wb_yaml_get(y, v, "part");
+        if (part) {
+            if (wb_yaml_string(y, part, "'part'", &var->part, err)) return err->code;
+            if (!wb_is_slug(var->part) || strlen(var->part) > 32)
+                return wb_yaml_fail(err, y, part, "part name '%s' of variant '%s' may use only a-z, 0-9 and '-' (32 at most)",
+                                    var->part, var->name);
+            if (!strcmp(var->part, WB_MAIN_PART)) free(var->part), var->part = NULL; /* said explicitly */
+        }
     }
+    int main_part = 0;
+    const char *parts[WB_MAX_PARTS + 1];
+    size_t n_parts = wb_lesson_parts(l, parts, WB_MAX_PARTS + 1);
+    for (size_t i = 0; i < l->n_variants; i++) main_part |= l->variants[i].part == NULL;
+    if (!main_part)
+        return wb_yaml_fail(err, y, list, "every variant names a 'part': the lesson's main part (what grader check LESSON "
+                            "grades) needs at least one variant without 'part'");
+    if (n_parts > WB_MAX_PARTS) return wb_yaml_fail(err, y, list, "more than %d parts", WB_MAX_PARTS);
     return 0;
 }
 
@@ -399,6 +416,42 @@ const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name) {
 }
 
 int wb_variant_is_python(const wb_variant *v) { return v && v->program != NULL; }
+
+const char *wb_variant_part(const wb_variant *v) { return v && v->part ? v->part : WB_MAIN_PART; }
+
+size_t wb_lesson_parts(const wb_lesson *l, const char **out, size_t cap) {
+    size_t n = 0;
+    if (cap) out[n++] = WB_MAIN_PART;
+    for (size_t i = 0; i < l->n_variants; i++) {
+        const char *p = wb_variant_part(&l->variants[i]);
+        size_t k = 0;
+        while (k < n && strcmp(out[k], p)) k++;
+        if (k == n && n < cap) out[n++] = p;
+        else if (k == n) return cap + 1; /* more than cap */
+    }
+    return n;
+}
+
+int wb_lesson_has_part(const wb_lesson *l, const char *part) {
+    const char *parts[WB_MAX_PARTS];
+    size_t n = wb_lesson_parts(l, parts, WB_MAX_PARTS);
+    for (size_t i = 0; i < n && i < WB_MAX_PARTS; i++)
+        if (!strcmp(parts[i], part)) return 1;
+    return 0;
+}
+
+const char *wb_lesson_part_list(const wb_lesson *l, char *buf, size_t cap) {
+    const char *parts[WB_MAX_PARTS];
+    size_t n = wb_lesson_parts(l, parts, WB_MAX_PARTS);
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && i < WB_MAX_PARTS; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? ", " : "", parts[i]);
+    return buf;
+}
+
+const char *wb_lesson_variant_part(const wb_lesson *l, const char *variant) {
+    return wb_variant_part(variant ? wb_lesson_variant(l, variant) : NULL);
+}
 
 int wb_lesson_world_size(const wb_lesson *l, const char *variant) {
     const wb_variant *v = variant ? wb_lesson_variant(l, variant) : NULL;

@@ -25,7 +25,14 @@ typedef struct {
     wb_param *params; /* the size parameters work expressions use: params: {n: 4096} */
     size_t n_params;
     int world_size;   /* processes the program starts (its ranks); 0: the lesson's world_size */
+    char *part;       /* part: pytorch: the part of the lesson it belongs to; NULL: the main part */
 } wb_variant;
+
+/* A lesson's parts (docs/lesson-format.md, "Parts"): each variant, and so each question about it,
+ * belongs to one. `grader check LESSON` grades the main part, `--part NAME` another; each part
+ * has its own score and first try. A lesson whose variants name no part has the main part only. */
+#define WB_MAIN_PART "main"
+#define WB_MAX_PARTS 8
 
 /* The work a range does per occurrence, declared by the lesson (not measured): FLOPs, and the
  * minimum bytes through device memory (each input read once, each output written once). */
@@ -73,6 +80,17 @@ int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t lengt
 void wb_lesson_free(wb_lesson *l);
 
 const wb_variant *wb_lesson_variant(const wb_lesson *l, const char *name);
+/* The part a variant belongs to: its part, or WB_MAIN_PART (also for NULL). */
+const char *wb_variant_part(const wb_variant *v);
+/* The lesson's parts in order of first appearance, the main part first; returns how many. */
+size_t wb_lesson_parts(const wb_lesson *l, const char **out, size_t cap);
+/* 1 when the lesson has a part of that name. */
+int wb_lesson_has_part(const wb_lesson *l, const char *part);
+/* "main, pytorch" into buf: for "expected one of" messages. */
+const char *wb_lesson_part_list(const wb_lesson *l, char *buf, size_t cap);
+/* The part the questions about a variant belong to (WB_MAIN_PART for an unknown variant). */
+const char *wb_lesson_variant_part(const wb_lesson *l, const char *variant);
+
 /* 1 when the variant runs a Python script (program: [python3, SCRIPT]) rather than the binary. */
 int wb_variant_is_python(const wb_variant *v);
 /* The processes a variant runs (its world_size, else the lesson's); 1 for an unknown variant. */

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "progress.h"
+#include "lesson.h"
 #include "wb_base.h"
 
 #include <dirent.h>
@@ -121,9 +122,26 @@ static long long get_int(json_t *o, const char *key) {
     return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
 }
 
+static int is_main_part(const char *part) { return !part || !strcmp(part, WB_MAIN_PART); }
+
+json_t *wb_progress_part(json_t *entry, const char *part) {
+    if (is_main_part(part)) return entry;
+    return json_object_get(json_object_get(entry, "parts"), part);
+}
+
+/* The object a part's state goes into, created when missing. */
+static json_t *part_entry(json_t *e, const char *part) {
+    if (is_main_part(part)) return e;
+    json_t *parts = json_object_get(e, "parts");
+    if (!json_is_object(parts)) json_object_set_new(e, "parts", parts = json_object());
+    json_t *p = json_object_get(parts, part);
+    if (!json_is_object(p)) json_object_set_new(parts, part, p = json_object());
+    return p;
+}
+
 int wb_progress_record_grade(const char *state_dir, const char *lesson, size_t right, size_t total,
                              const char *predictions_hash, const char *source, wb_error *err) {
-    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source, NULL, NULL, NULL, NULL};
+    wb_grading g = {right, total, NULL, 0, 0, predictions_hash, source, NULL, NULL, NULL, NULL, NULL};
     return wb_progress_record_grading(state_dir, lesson, &g, err);
 }
 
@@ -180,17 +198,17 @@ static void keep_facts(json_t *e, const wb_grading *g, const char *now) {
 static int record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
-    json_t *e = wb_progress_lesson(progress, lesson);
+    json_t *lesson_entry = wb_progress_lesson(progress, lesson), *e = part_entry(lesson_entry, g->part);
     char now[32];
     wb_utc_now(now, sizeof now, NULL, 0);
     int first = !json_object_get(e, "first_total");
     size_t first_right, first_total;
-    first_by_variant(e, g, &first_right, &first_total);
-    if (g->facts) keep_facts(e, g, now);
+    first_by_variant(lesson_entry, g, &first_right, &first_total);
+    if (g->facts) keep_facts(lesson_entry, g, now);
     if (g->partial) {
-        /* the lesson's own state and scores are a full grading's */
-        json_t *parts = json_object_get(e, "variants_graded");
-        if (!parts) json_object_set_new(e, "variants_graded", parts = json_object());
+        /* the lesson's (or part's) own state and scores are a full grading's */
+        json_t *parts = json_object_get(lesson_entry, "variants_graded");
+        if (!parts) json_object_set_new(lesson_entry, "variants_graded", parts = json_object());
         for (size_t i = 0; i < g->n_variants; i++)
             json_object_set_new(parts, g->variants[i].variant,
                                 json_pack("{s:I, s:I, s:s}", "right", (json_int_t)g->variants[i].right, "total",
@@ -232,15 +250,20 @@ static int record_reset(const char *state_dir, const char *lesson, wb_error *err
     json_object_set_new(e, "state", json_string("reset"));
     json_object_set_new(e, "reset_at", json_string(now));
     json_object_set_new(e, "resets", json_integer(get_int(e, "resets") + 1));
+    const char *name; /* the predictions file holds every part: each starts again with it */
+    json_t *p;
+    json_object_foreach(json_object_get(e, "parts"), name, p)
+        if (json_is_object(p)) json_object_set_new(p, "state", json_string("reset"));
     int rc = wb_progress_save(state_dir, progress, err);
     json_decref(progress);
     return rc;
 }
 
-static int record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
+static int record_reveal(const char *state_dir, const char *lesson, const char *part, const char *source, const char *by,
+                         wb_error *err) {
     json_t *progress;
     if (wb_progress_load(state_dir, &progress, err)) return err->code;
-    json_t *e = wb_progress_lesson(progress, lesson);
+    json_t *e = part_entry(wb_progress_lesson(progress, lesson), part);
     char now[32];
     wb_utc_now(now, sizeof now, NULL, 0);
     const char *state = json_string_value(json_object_get(e, "state"));
@@ -273,9 +296,14 @@ int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error
 }
 
 int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err) {
+    return wb_progress_record_reveal_part(state_dir, lesson, NULL, source, by, err);
+}
+
+int wb_progress_record_reveal_part(const char *state_dir, const char *lesson, const char *part, const char *source,
+                                   const char *by, wb_error *err) {
     int lock = wb_progress_lock(state_dir, err);
     if (lock < 0) return err->code;
-    int rc = record_reveal(state_dir, lesson, source, by, err);
+    int rc = record_reveal(state_dir, lesson, part, source, by, err);
     wb_progress_unlock(lock);
     return rc;
 }

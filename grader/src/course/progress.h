@@ -9,7 +9,8 @@
  *                                  "predictions_file": "/path/other.yaml" (only for --predictions),
  *                                  "source": "live", "revealed_without_predictions": false,
  *                                  "questions": {"eager-kernels": {"variant": "eager", "range": "mm",
- *                                      "rank": -1, "facts": {"kernels": {"first": {...}, "latest": {...}}}}}}}}
+ *                                      "rank": -1, "facts": {"kernels": {"first": {...}, "latest": {...}}}}},
+ *                                  "parts": {"pytorch": {"state": "graded", "right": ..., "first_right": ...}}}}}
  *
  * A fact's "first" and "latest" gradings hold the value predicted, the value captured, right, when,
  * live or replay, and the GPU (grading_facts.h); the first is never replaced, not even by a reset.
@@ -60,6 +61,11 @@ typedef struct {
      * its latest is replaced, so that `grader submit` can hand in the first try. NULL: none. */
     json_t *facts;
     const char *arch, *gpu; /* what was captured: "sm_90", "NVIDIA H200" */
+    /* The lesson part graded (lesson.h): NULL or WB_MAIN_PART, the lesson's own fields; another
+     * part keeps the same fields (state, scores, first try, attempts, hashes) under
+     * "parts": {"pytorch": {...}} of the lesson's entry. Facts and per-variant firsts stay per
+     * lesson: their question ids and variant names are the lesson's. */
+    const char *part;
 } wb_grading;
 int wb_progress_record_grading(const char *state_dir, const char *lesson, const wb_grading *g, wb_error *err);
 /* `grader reset`: the lesson starts again from its template; scores and reveals are kept. */
@@ -67,6 +73,13 @@ int wb_progress_record_reset(const char *state_dir, const char *lesson, wb_error
 /* A reveal before grading (check --reveal, or the reveal gate of diff and explain: consent.h);
  * by names the command ("grader diff"). */
 int wb_progress_record_reveal(const char *state_dir, const char *lesson, const char *source, const char *by, wb_error *err);
+/* The same for one part of the lesson (NULL or WB_MAIN_PART: the lesson's own entry). */
+int wb_progress_record_reveal_part(const char *state_dir, const char *lesson, const char *part, const char *source,
+                                   const char *by, wb_error *err);
+
+/* Where a part's state and scores are kept in a lesson's entry: the entry itself for the main
+ * part (NULL or WB_MAIN_PART), else entry.parts[part]; NULL when never recorded. Borrowed. */
+json_t *wb_progress_part(json_t *entry, const char *part);
 
 /* "fnv1a64:0123456789abcdef" of a file's bytes (not a security hash: it detects edits). */
 int wb_hash_file(const char *path, char *out, size_t cap);

@@ -19,6 +19,7 @@
 #include "hints.h"
 #include "learner_files.h"
 #include "lesson.h"
+#include "lesson_parts.h"
 #include "lesson_ref.h"
 #include "new_lesson.h"
 #include "progress.h"
