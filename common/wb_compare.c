@@ -33,3 +33,13 @@ void wb_cpu_matmul(double *ref, const float *a, const float *b, int m, int n, in
         }
     }
 }
+
+void wb_cpu_matmul_nt(double *ref, const float *a, const float *w, int m, int n, int k) {
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            const float *arow = a + (size_t)i * k, *wrow = w + (size_t)j * k;
+            double sum = 0.0;
+            for (int p = 0; p < k; p++) sum += (double)arow[p] * wrow[p];
+            ref[(size_t)i * n + j] = sum;
+        }
+}

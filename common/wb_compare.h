@@ -22,6 +22,10 @@ int wb_check_close(const char *name, const float *out, const double *ref, size_t
 /* ref (M, N) = A (M, K) @ B (K, N), row-major, accumulated in double. */
 void wb_cpu_matmul(double *ref, const float *a, const float *b, int m, int n, int k);
 
+/* ref (M, N) = A (M, K) @ W^T with W stored (N, K) like nn.Linear's weight: the same sums, in the
+ * same order, as wb_cpu_matmul on W transposed (bit for bit), without making that transpose. */
+void wb_cpu_matmul_nt(double *ref, const float *a, const float *w, int m, int n, int k);
+
 #ifdef __cplusplus
 }
 #endif

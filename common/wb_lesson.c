@@ -2,11 +2,13 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "timings.h"  /* WB_TIMINGS=1: where the program's start-up goes, in its log */
 #include "wb_check.h" /* after the CUDA headers: CUDA_CHECK and CUBLAS_CHECK need their APIs */
 #include "wb_lesson.h"
 #include "wb_timing.h"
@@ -106,9 +108,12 @@ static void usage(FILE *f, const char *prog, const wb_lesson_spec *spec, const o
 /* ---- set-up and tear-down ------------------------------------------------------------------- */
 
 static int gpu_init(wb_lesson_run *run, int gpu) {
+    wb_timing_mark("lesson: main reached (libraries loaded)");
     CUDA_CHECK(cudaDeviceGetAttribute(&run->sms, cudaDevAttrMultiProcessorCount, 0));
+    wb_timing_mark("lesson: CUDA runtime started (cuInit)");
     if (!gpu) return WB_OK;
     CUDA_CHECK(cudaStreamCreateWithFlags(&run->stream, cudaStreamNonBlocking));
+    wb_timing_mark("lesson: CUDA context and stream");
     if (gpu & (WB_GPU_CUBLAS | WB_GPU_CUBLASLT)) CUDA_CHECK(cudaMalloc(&run->workspace, WB_LESSON_WORKSPACE_BYTES));
     if (gpu & WB_GPU_CUBLAS) {
         CUBLAS_CHECK(cublasCreate(&run->cublas));
@@ -116,6 +121,7 @@ static int gpu_init(wb_lesson_run *run, int gpu) {
         CUBLAS_CHECK(cublasSetWorkspace(run->cublas, run->workspace, WB_LESSON_WORKSPACE_BYTES));
     }
     if (gpu & WB_GPU_CUBLASLT) CUBLAS_CHECK(cublasLtCreate(&run->lt));
+    wb_timing_mark("lesson: cuBLAS handles and workspace");
     return WB_OK;
 }
 
@@ -133,18 +139,45 @@ static void gpu_free(wb_lesson_run *run, int gpu) {
 
 /* ---- the run -------------------------------------------------------------------------------- */
 
+/* The lesson's prepare, on its own thread while the main thread starts CUDA and cuBLAS. */
+typedef struct {
+    int (*prepare)(void *L, unsigned long long seed);
+    void *L;
+    unsigned long long seed;
+    int rc;
+} prepare_job;
+
+static void *prepare_main(void *arg) {
+    prepare_job *job = (prepare_job *)arg;
+    job->rc = job->prepare(job->L, job->seed);
+    return NULL;
+}
+
+/* gpu_init, with the lesson's prepare (if any) run beside it; WB_OK when both succeeded. */
+static int start_up(const wb_lesson_spec *spec, void *L, wb_lesson_run *run) {
+    prepare_job job = {spec->fns.prepare, L, run->seed, WB_OK};
+    pthread_t thread;
+    int threaded = job.prepare && pthread_create(&thread, NULL, prepare_main, &job) == 0;
+    if (job.prepare && !threaded) job.rc = job.prepare(L, run->seed); /* no thread to be had: in turn */
+    int rc = gpu_init(run, spec->gpu);
+    if (threaded) pthread_join(thread, NULL);
+    if (job.prepare) wb_timing_mark("lesson: host inputs and reference ready (beside it)");
+    return rc == WB_OK && job.rc == WB_OK ? WB_OK : WB_FAIL;
+}
+
 static int run_lesson(const wb_lesson_spec *spec, void *L, wb_lesson_run *run) {
     wb_step step = {0};   /* one step: forward() eagerly, or (graph) one replay of its capture */
     wb_steps timed = {0}; /* the measured steps' events and times */
     int rc = WB_FAIL;
 
-    if (gpu_init(run, spec->gpu) != WB_OK || spec->fns.init(L, run) != WB_OK) goto done;
+    if (start_up(spec, L, run) != WB_OK || spec->fns.init(L, run) != WB_OK) goto done;
     /* The uploads and memsets of init ran on the legacy default stream, which a non-blocking
      * stream does not wait for: finish them before the first step. */
     if (cudaDeviceSynchronize() != cudaSuccess) {
         fprintf(stderr, "the lesson's set-up failed on the GPU: %s\n", cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
+    wb_timing_mark("lesson: inputs made and uploaded");
     wb_step_init(&step, run->stream, spec->fns.forward, L);
     if (spec->graph_variant && !strcmp(spec->variants[run->variant], spec->graph_variant)) {
         /* One eager step first, so libraries pick their algorithms and load their kernels outside
@@ -153,6 +186,7 @@ static int run_lesson(const wb_lesson_spec *spec, void *L, wb_lesson_run *run) {
     }
     if (wb_steps_measure(&timed, &step, run->warmup, run->steps) != WB_OK) goto done;
     if (spec->fns.after_steps && spec->fns.after_steps(L) != WB_OK) goto done;
+    wb_timing_mark("lesson: warm-up and measured steps");
 
     char words[256] = "";
     if (spec->fns.describe) spec->fns.describe(L, words, sizeof words);
@@ -162,6 +196,7 @@ static int run_lesson(const wb_lesson_spec *spec, void *L, wb_lesson_run *run) {
         fprintf(stderr, "FAIL: the result differs from the CPU reference\n");
         goto done;
     }
+    wb_timing_mark("lesson: CPU reference check");
     wb_steps_print(&timed);
     wb_result r = {"", 0};
     if (spec->fns.report) {
@@ -177,6 +212,7 @@ done:
     wb_step_free(&step);
     spec->fns.free(L);
     gpu_free(run, spec->gpu);
+    wb_timing_mark("lesson: freed");
     return rc;
 }
 

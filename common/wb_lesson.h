@@ -12,7 +12,7 @@
  *         spec.name = "01_matmul_add";
  *         spec.variants = variants;
  *         ...                                         // its options, defaults, set-up
- *         spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};
+ *         spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free, NULL};
  *         return wb_lesson_main(&spec, &L, argc, argv);
  *     }
  *
@@ -23,7 +23,8 @@
  *   2. set-up: a non-blocking stream (graph capture needs one that is not the legacy default
  *      stream), with WB_GPU_CUBLAS a cuBLAS handle on it and a workspace of ours (so that no step
  *      allocates and a captured GEMM works), with WB_GPU_CUBLASLT a cuBLASLt handle too; the
- *      multiprocessor count; then the lesson's init; then cudaDeviceSynchronize (the lesson's
+ *      multiprocessor count; meanwhile, on a second thread, the lesson's prepare (host work only);
+ *      then the lesson's init; then cudaDeviceSynchronize (the lesson's
  *      uploads ran on the legacy default stream, which a non-blocking stream does not wait for);
  *   3. the steps (common/wb_steps.h): for the graph variant, one eager step (libraries choose their
  *      algorithms and load their kernels outside the capture) and the capture; then the warm-up
@@ -107,6 +108,12 @@ typedef struct {
                                    timing table, and the RESULT fields (NULL: wb_result_steps and
                                    wb_result_host_times alone) */
     void (*free)(void *L);                      /* safe on a partly built or zeroed lesson */
+    int (*prepare)(void *L, unsigned long long seed); /* NULL, or the host's own work before init (the
+                                   random inputs, the CPU reference the check compares with), run on
+                                   a second thread while the frame starts the CUDA context and the
+                                   cuBLAS handles: start-up then costs the longer of the two, not
+                                   their sum. No CUDA call in it: the GPU is not touched, and the
+                                   calls the capture records stay on one thread in one order. */
 } wb_lesson_fns;
 
 /* A lesson program, as wb_lesson_main runs it. */

@@ -267,6 +267,6 @@ int main(int argc, char **argv) {
     spec.steps = 20; /* lesson.yaml uses 3 to keep recordings small */
     spec.warmup = 5;
     spec.gpu = WB_GPU_CUBLAS;
-    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};
+    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free, NULL};
     return wb_lesson_main(&spec, &L, argc, argv);
 }

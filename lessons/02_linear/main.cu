@@ -442,7 +442,7 @@ int main(int argc, char **argv) {
     spec.steps = 20; /* lesson.yaml uses 3 */
     spec.warmup = 5;
     spec.gpu = WB_GPU_CUBLAS | WB_GPU_CUBLASLT;
-    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};
+    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free, NULL};
     spec.validate = validate;
     spec.example = "e.g. the large contrast: --batch 8192 --in_dim 4096 --out_dim 4096";
     return wb_lesson_main(&spec, &L, argc, argv);

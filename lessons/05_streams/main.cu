@@ -408,7 +408,7 @@ int main(int argc, char **argv) {
     spec.steps = 10; /* lesson.yaml uses 3 */
     spec.warmup = 2;
     spec.gpu = 0; /* its own streams: serial runs on the legacy default stream */
-    spec.fns = {lesson_init, pipeline, time_stages, check_result, describe, report, lesson_free};
+    spec.fns = {lesson_init, pipeline, time_stages, check_result, describe, report, lesson_free, NULL};
     spec.validate = validate;
     return wb_lesson_main(&spec, &L, argc, argv);
 }

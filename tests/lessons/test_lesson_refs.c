@@ -13,6 +13,8 @@
 #include "wb_activations.h"
 #include "wb_args.h"
 #include "wb_bf16.h"
+#include "wb_compare.h"
+#include "wb_random.h"
 
 Test(gelu_tanh, known_values) {
     /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), evaluated in Python */
@@ -184,4 +186,28 @@ Test(lesson_args, option_table_refuses_to_overflow, .init = cr_redirect_stderr) 
     for (int i = 0; i <= WB_OPTS_MAX; i++) many[i] = (wb_opt)WB_FLAG("x", &v);
     char *argv[] = {"prog", NULL};
     cr_assert_eq(wb_opts_parse(many, WB_OPTS_MAX + 1, 1, argv), -1);
+}
+
+/* Lesson 03's reference multiplies by nn.Linear-shaped weights without transposing them: the same
+ * double sums in the same order as wb_cpu_matmul on the transposed weight, bit for bit, at a
+ * shape with odd sizes; and a small product worked by hand. */
+Test(cpu_matmul_nt, equals_matmul_of_the_transpose) {
+    enum { M = 3, N = 37, K = 101 };
+    static float a[M * K], w[N * K], wt[K * N];
+    static double ref_nt[M * N], ref[M * N];
+    wb_rng rng;
+    wb_rng_seed(&rng, 7);
+    wb_fill_normal(a, M * K, &rng, 1.0f);
+    wb_fill_uniform(w, N * K, &rng, -1.0f, 1.0f);
+    for (int j = 0; j < N; j++)
+        for (int p = 0; p < K; p++) wt[p * N + j] = w[j * K + p];
+    wb_cpu_matmul_nt(ref_nt, a, w, M, N, K);
+    wb_cpu_matmul(ref, a, wt, M, N, K);
+    cr_assert(memcmp(ref_nt, ref, sizeof ref) == 0, "not the same sums");
+    const float a2[] = {1, 2, 3, 4, 5, 6};  /* (2, 3) */
+    const float w2[] = {1, 0, -1, 2, 1, 0}; /* (2, 3): rows are the outputs */
+    double out[4];
+    wb_cpu_matmul_nt(out, a2, w2, 2, 2, 3);
+    const double want[] = {-2, 4, -2, 13};
+    for (int i = 0; i < 4; i++) cr_expect(out[i] == want[i], "out[%d] = %g, want %g", i, out[i], want[i]);
 }

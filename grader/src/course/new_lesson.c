@@ -186,7 +186,7 @@ static const char MAIN_CU[] =
     "    spec.steps = 20; /* lesson.yaml uses 3 to keep recordings small */\n"
     "    spec.warmup = 5;\n"
     "    spec.gpu = WB_GPU_STREAM;\n"
-    "    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free};\n"
+    "    spec.fns = {lesson_init, forward, NULL, check_result, describe, report, lesson_free, NULL};\n"
     "    return wb_lesson_main(&spec, &L, argc, argv);\n"
     "}\n";
 
