@@ -18,9 +18,10 @@ void wb_rng_seed(wb_rng *rng, uint64_t seed);
 uint64_t wb_rng_next(wb_rng *rng);            /* xorshift64*: fast, good enough for test data */
 float wb_rng_uniform(wb_rng *rng);            /* [0, 1) */
 float wb_rng_normal(wb_rng *rng);             /* standard normal, Box-Muller */
-/* x[i] = uniform in [lo, hi) */
+/* x[i] = uniform in [lo, hi). A million values or more are made on several threads: the same
+ * values, and the same state left in rng, as drawing them one by one. */
 void wb_fill_uniform(float *x, size_t n, wb_rng *rng, float lo, float hi);
-/* x[i] = std * N(0, 1) */
+/* x[i] = std * N(0, 1); the same threads and the same guarantee. */
 void wb_fill_normal(float *x, size_t n, wb_rng *rng, float std);
 
 #ifdef __cplusplus

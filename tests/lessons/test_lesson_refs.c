@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wb_activations.h"
@@ -210,4 +211,25 @@ Test(cpu_matmul_nt, equals_matmul_of_the_transpose) {
     wb_cpu_matmul_nt(out, a2, w2, 2, 2, 3);
     const double want[] = {-2, 4, -2, 13};
     for (int i = 0; i < 4; i++) cr_expect(out[i] == want[i], "out[%d] = %g, want %g", i, out[i], want[i]);
+}
+
+/* A large fill runs on several threads, each slice from where the generator stands at its first
+ * value: every value, and the state left behind, equal drawing them one by one. */
+Test(random_fill, threads_draw_the_values_one_thread_would) {
+    const size_t n = (3u << 20) + 7; /* above the threshold, not a multiple of any thread count */
+    float *x = malloc(n * sizeof *x), *want = malloc(n * sizeof *want);
+    cr_assert(x && want);
+    wb_rng fill_rng, one_rng;
+    wb_rng_seed(&fill_rng, 42);
+    wb_rng_seed(&one_rng, 42);
+    wb_fill_normal(x, n, &fill_rng, 1.5f);
+    for (size_t i = 0; i < n; i++) want[i] = 1.5f * wb_rng_normal(&one_rng);
+    cr_assert(memcmp(x, want, n * sizeof *x) == 0, "normal values differ");
+    cr_assert_eq(fill_rng.state, one_rng.state, "the generator is left elsewhere");
+    wb_fill_uniform(x, n, &fill_rng, -0.25f, 0.75f);
+    for (size_t i = 0; i < n; i++) want[i] = -0.25f + (0.75f - -0.25f) * wb_rng_uniform(&one_rng);
+    cr_assert(memcmp(x, want, n * sizeof *x) == 0, "uniform values differ");
+    cr_assert_eq(fill_rng.state, one_rng.state);
+    free(x);
+    free(want);
 }
