@@ -46,6 +46,19 @@ out=$("$GRADER" list 2>&1)
 contains "$out" "6/6 first try" "the main part's first try"
 contains "$out" "Next: grader check lessons/00_probe --part pytorch" "list: the other part comes next"
 
+# the reveal gate is per part too: the graded main part's captures may be compared, the other
+# part's not before it is predicted (off a terminal: refused, nothing recorded)
+out=$("$GRADER" diff lessons/00_probe:eager lessons/00_probe:eager </dev/null 2>&1); rc=$?
+expect_rc 0 $rc "diff within the graded main part: $out"
+out=$("$GRADER" diff lessons/00_probe:eager lessons/00_probe:graph </dev/null 2>&1); rc=$?
+expect_rc 2 $rc "diff showing a variant of the part not graded yet"
+contains "$out" "grader check 00_probe --part pytorch" "says which part to predict first"
+python3 - "$WORK/.workbench/progress.json" <<'PY' || fail "a refused reveal records nothing"
+import json, sys
+e = json.load(open(sys.argv[1]))["lessons"]["00_probe"]
+assert "revealed_without_predictions" not in e.get("parts", {}).get("pytorch", {}), e
+PY
+
 # the other part: open values are refused (nothing shown), then answered and graded
 out=$("$GRADER" check lessons/00_probe --part pytorch </dev/null 2>&1); rc=$?
 expect_rc 2 $rc "the other part with its values open"
