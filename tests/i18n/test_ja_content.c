@@ -10,7 +10,8 @@
  *     English "a" often becomes 1 in Japanese counters: 1ステップ);
  *   - every code-like token (k_bias_add, cudaLaunchKernel, aten::mm, main.cu) and every `span`
  *     of the English appears unchanged in the Japanese, and the Japanese invents none;
- *   - a README keeps the reveal line, and nothing above it in Japanese (a number, a `span`) that
+ *   - a README keeps its code blocks to the byte (the quick start's commands, the programs' output),
+ *     and the reveal line, and nothing above it in Japanese (a number, a `span`) that
  *     is not above it in English: a translation never moves an answer before its question.
  *
  * Full-width digits and Latin letters are refused in the Japanese: they would hide a number or a
@@ -160,6 +161,45 @@ static const char *full_width_alnum(const char *s) {
     return NULL;
 }
 
+/* The code of a Markdown text, line by line: fenced blocks (fences included) and indented blocks
+ * (4 spaces, after a blank line or another code line). A translation keeps it to the byte. */
+static char *code_lines(const char *s) {
+    size_t cap = strlen(s) + 1, n = 0;
+    char *out = malloc(cap);
+    cr_assert(out);
+    int fence = 0, prev_code = 0, prev_blank = 1;
+    for (const char *p = s; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int blank = 1;
+        for (size_t i = 0; i < len; i++)
+            if (!isspace((unsigned char)p[i])) blank = 0;
+        int take = 0;
+        if (!strncmp(p, "```", 3)) fence = !fence, take = 1, prev_code = 0;
+        else if (fence) take = 1;
+        else if (len > 4 && !strncmp(p, "    ", 4) && !blank && (prev_blank || prev_code)) take = prev_code = 1;
+        else prev_code = 0;
+        if (take) {
+            memcpy(out + n, p, len);
+            n += len;
+            out[n++] = '\n';
+        }
+        prev_blank = blank;
+        p = e ? e + 1 : p + len;
+    }
+    out[n] = 0;
+    return out;
+}
+
+/* The first line where two texts differ, into buf (for a failure message). */
+static const char *first_difference(const char *a, const char *b, char *buf, size_t cap) {
+    const char *la = a, *lb = b; /* the starts of the current lines */
+    for (; *a && *a == *b; a++, b++)
+        if (*a == '\n') la = a + 1, lb = b + 1;
+    snprintf(buf, cap, "English: \"%.*s\", Japanese: \"%.*s\"", (int)strcspn(la, "\n"), la, (int)strcspn(lb, "\n"), lb);
+    return buf;
+}
+
 /* ---- comparing one English text with its Japanese ------------------------------------------------ */
 
 typedef struct {
@@ -249,6 +289,17 @@ Test(checker, finds_an_answer_moved_above_the_reveal_line) {
     verdict v = {0};
     compare_above_reveal("1. How many kernels? Time it in microseconds.", "1. カーネルはいくつ？ 時間（約 172 us）は？", &v);
     cr_expect_eq(v.problems, 1, "%s", v.first);
+}
+
+Test(checker, finds_a_changed_command) {
+    const char *en = "Run:\n\n    scripts/start.sh\n    scripts/test.sh\n\nDone.\n```sh\nmake\n```\n";
+    char *same = code_lines("実行:\n\n    scripts/start.sh\n    scripts/test.sh\n\n完了。\n```sh\nmake\n```\n");
+    char *changed = code_lines("実行:\n\n    scripts/start.sh\n    scripts/tests.sh\n\n完了。\n```sh\nmake\n```\n");
+    char *code = code_lines(en);
+    cr_expect_str_eq(code, "    scripts/start.sh\n    scripts/test.sh\n```sh\nmake\n```\n");
+    cr_expect_str_eq(same, code);
+    cr_expect_str_neq(changed, code);
+    free(same), free(changed), free(code);
 }
 
 /* ---- the checkout's files ------------------------------------------------------------------------- */
@@ -398,6 +449,10 @@ static void check_readme(const char *dir) {
     cr_expect(is_hex(commit, 40), "%s: translates: %s is not a 40-hex commit", ja_path, commit);
     const char *body = nl ? nl + 1 : ja;
     expect_same(ja_path, "the whole text", en, body);
+    char *en_code = code_lines(en), *ja_code = code_lines(body), diff[600];
+    cr_expect_str_eq(ja_code, en_code, "%s: the code blocks differ from the English's: %s", ja_path,
+                     first_difference(en_code, ja_code, diff, sizeof diff));
+    free(en_code), free(ja_code);
     const char *en_rev = strstr(en, REVEAL), *ja_rev = strstr(body, REVEAL);
     cr_expect(!en_rev == !ja_rev, "%s: the English %s the reveal line, the Japanese %s", ja_path, en_rev ? "has" : "has no",
               ja_rev ? "has it" : "has not");
