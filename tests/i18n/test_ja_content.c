@@ -10,9 +10,10 @@
  *     English "a" often becomes 1 in Japanese counters: 1ステップ);
  *   - every code-like token (k_bias_add, cudaLaunchKernel, aten::mm, main.cu) and every `span`
  *     of the English appears unchanged in the Japanese, and the Japanese invents none;
- *   - a README keeps its code blocks to the byte (the quick start's commands, the programs' output),
- *     and the reveal line, and nothing above it in Japanese (a number, a `span`) that
- *     is not above it in English: a translation never moves an answer before its question.
+ *   - a README keeps its headings and table rows, its code blocks to the byte (the quick start's
+ *     commands, the programs' output), and the reveal line, and nothing above it in Japanese (a
+ *     number, a `span`) that is not above it in English: a translation never moves an answer
+ *     before its question.
  *
  * Full-width digits and Latin letters are refused in the Japanese: they would hide a number or a
  * name from these checks. Whether a translation is stale (its English changed since) is grader
@@ -189,6 +190,19 @@ static char *code_lines(const char *s) {
     }
     out[n] = 0;
     return out;
+}
+
+/* Lines of a Markdown text outside fenced blocks that start with prefix (headings: "#", table
+ * rows: "|"): a translation keeps the English's structure. */
+static int count_lines_starting(const char *s, const char *prefix) {
+    int n = 0, fence = 0;
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, "```", 3)) fence = !fence;
+        else if (!fence && !strncmp(p, prefix, strlen(prefix))) n++;
+        const char *e = strchr(p, '\n');
+        p = e ? e + 1 : p + strlen(p);
+    }
+    return n;
 }
 
 /* The first line where two texts differ, into buf (for a failure message). */
@@ -449,6 +463,11 @@ static void check_readme(const char *dir) {
     cr_expect(is_hex(commit, 40), "%s: translates: %s is not a 40-hex commit", ja_path, commit);
     const char *body = nl ? nl + 1 : ja;
     expect_same(ja_path, "the whole text", en, body);
+    static const char *const structure[][2] = {{"#", "headings"}, {"|", "table rows"}};
+    for (size_t i = 0; i < 2; i++) {
+        int n_en = count_lines_starting(en, structure[i][0]), n_ja = count_lines_starting(body, structure[i][0]);
+        cr_expect_eq(n_ja, n_en, "%s: %d %s, the English has %d", ja_path, n_ja, structure[i][1], n_en);
+    }
     char *en_code = code_lines(en), *ja_code = code_lines(body), diff[600];
     cr_expect_str_eq(ja_code, en_code, "%s: the code blocks differ from the English's: %s", ja_path,
                      first_difference(en_code, ja_code, diff, sizeof diff));
