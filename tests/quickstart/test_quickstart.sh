@@ -43,17 +43,29 @@ grep -qF "README.md" <<<"$out" || fail "start.sh does not say which README to re
 grep -qF "Score:" <<<"$out" || fail "start.sh did not grade lesson 01"
 P=lessons/01_matmul_add/predictions.yaml
 [ -f $P ] || fail "no learner's file $P"
-grep -q ': ~$' $P && fail "$P still has open values"
+# the lesson's main part is answered; its part pytorch (the PyTorch questions) comes next, on its own
+python3 - $P <<'PY' || fail "$P: the main part's values are not all answered, or the PyTorch part's are"
+import re, sys
+variant, open_in = None, {"main": 0, "torch": 0}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+variant: (\S+)", line)
+    if m: variant = m.group(1)
+    if re.search(r":\s*~\s*$", line) and variant:
+        open_in["torch" if variant.startswith("torch") else "main"] += 1
+assert open_in["main"] == 0 and open_in["torch"] > 0, open_in
+PY
 git check-ignore -q $P || fail "git does not ignore $P"
 python3 - .workbench/progress.json <<'PY' || fail "lesson 01 is not graded in the progress file"
 import json, sys
 p = json.load(open(sys.argv[1]))["lessons"]["01_matmul_add"]
 assert p["state"] == "graded" and p["first_total"] > 0, p
 PY
-# run again, start.sh goes on to the next lesson instead of grading lesson 01 again
+# run again, start.sh goes on to what comes next, lesson 01's part pytorch, instead of grading the
+# C part again
 out=$(python3 "$PTY" --timeout 300 "(q stops here):" "q\n" -- scripts/start.sh 2>&1); rc=$?
 [ $rc = 0 ] || fail "start.sh again, q before the questions: exit $rc"
-grep -qF "lessons/02_linear/README.md" <<<"$(tr -s ' \r\n' '   ' <<<"$out")" || fail "start.sh again does not go to lesson 02: $out"
+grep -qF "grader check lessons/01_matmul_add --part pytorch" <<<"$(tr -s ' \r\n' '   ' <<<"$out")" ||
+    fail "start.sh again does not go to lesson 01's part pytorch: $out"
 grep -qF "Score:" <<<"$out" && fail "start.sh again graded something"
 status=$(git status --porcelain)
 [ -z "$status" ] || fail "start.sh changed the checkout: $status"
