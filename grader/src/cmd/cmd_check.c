@@ -135,13 +135,13 @@ static void program_file(const char *lesson_dir, char *buf, size_t cap) {
 
 /* check without a lesson: say which lesson comes next and what to read before its questions. */
 static void name_next_lesson(FILE *f, const char *lesson_dir, const char *part) {
-    char readme[4200], program[4400], text[9000];
+    char readme[4200], program[4400], text[9000], shown[4200];
     snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
     program_file(lesson_dir, program, sizeof program);
     if (part && *part)
         snprintf(text, sizeof text, "Next: lesson %s, its part %s (grader check %s --part %s). Before answering its questions, "
-                 "read that part of %s down to the line <!-- reveal --> (past it are the answers).", lesson_dir, part, lesson_dir,
-                 part, readme);
+                 "read that part of %s down to the line <!-- reveal --> (past it are the answers).", lesson_dir, part,
+                 wb_cli_display_path(lesson_dir, shown, sizeof shown), part, readme);
     else
         snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
                  "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
