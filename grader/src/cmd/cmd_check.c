@@ -460,8 +460,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         const wb_run *r = wb_recording_run(rec, variants[i]);
         if (r) view.runs[view.n_runs++] = *r;
     }
-    int rc = wb_chrome_trace_write(&view, trace, err);
-    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    size_t trace_left_out = 0, whole_left_out = 0; /* records past the files' bound (docs/limits.md) */
+    int rc = wb_chrome_trace_write_of(&view, 0, trace, &trace_left_out, err);
+    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, &whole_left_out, err);
     wb_timing_mark("traces written");
     if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
     wb_timing_mark("timeline page written");
@@ -506,6 +507,8 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         json_object_set_new(out, "trace_file", json_string(trace));
         json_object_set_new(out, "whole_run_trace_file", json_string(whole));
         json_object_set_new(out, "timeline_file", json_string(timeline));
+        json_object_set_new(out, "trace_records_left_out", json_integer((json_int_t)trace_left_out));
+        json_object_set_new(out, "whole_run_trace_records_left_out", json_integer((json_int_t)whole_left_out));
     } else {
         json_decref(summaries);
         if (!rc)
@@ -513,6 +516,14 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
                        "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
                        "  (trace-whole-run.json beside it holds the whole run, start-up included)\n",
                     timeline, trace);
+        if (!rc && (trace_left_out || whole_left_out)) {
+            char note[300];
+            snprintf(note, sizeof note, "The traces stop at %zu records a file (docs/limits.md): %zu later records are left "
+                     "out of trace.json, %zu of trace-whole-run.json; each says where it stops.", wb_trace_max_records(),
+                     trace_left_out, whole_left_out);
+            fputs("  ", f);
+            wb_wrap(f, note, 2, 2, style.width);
+        }
     }
     return rc;
 }

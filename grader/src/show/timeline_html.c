@@ -142,6 +142,11 @@ typedef struct {
     size_t n_kernels, n_ops, n_api;
     uint64_t gpu_busy_ns;
     double x_scale;          /* units per ns */
+    /* output bounded like input (docs/limits.md): past the cap, what starts after `cut` is not drawn */
+    uint64_t cut;            /* the last instant drawn, or UINT64_MAX: all of the step */
+    size_t cap;              /* at most this many items drawn (work, host calls, ranges) */
+    size_t undrawn_kernels, undrawn_memsets, undrawn_memcpys, undrawn_api, undrawn_ranges;
+    uint64_t undrawn_gpu_ns; /* the GPU time of the work not drawn */
 } step_view;
 
 static double xpos(const step_view *s, uint64_t t) {
@@ -178,6 +183,70 @@ static int wall_cmp(const void *a, const void *b, void *ctx) {
 }
 
 static int work_rank(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].rank : c->ops[i - c->n_kernels].rank; }
+
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t wb_timeline_max_items(void) {
+    const char *v = getenv("WB_TIMELINE_MAX_ITEMS");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 ? (size_t)n : WB_TIMELINE_MAX_ITEMS_DEFAULT;
+}
+
+static int in_step_ranges(const step_view *s, const wb_range *r);
+
+static uint64_t work_start(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].start : c->ops[i - c->n_kernels].start; }
+static uint64_t work_end(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].end : c->ops[i - c->n_kernels].end; }
+
+/* 1 when API call i is one the host lane of s draws (before any cut). */
+static int host_call(const step_view *s, size_t i, uint64_t hi) {
+    const wb_api_call *a = &s->c->api[i];
+    return a->rank == s->rank && a->thread == s->thread && a->end >= s->start && a->start <= hi;
+}
+
+/* The cap on what one step draws: the step's work, its thread's calls and its ranges, up to
+ * (hi). When there are more than s->cap, the drawing stops before the first item past the cap
+ * (s->cut) and what starts later is counted for the summary instead. 0, or -1 out of memory. */
+static int step_cut(step_view *s, uint64_t hi) {
+    const wb_capture *c = s->c;
+    s->cut = UINT64_MAX;
+    s->cap = wb_timeline_max_items();
+    size_t n = 0, total = c->n_kernels + c->n_ops + c->n_api + c->n_ranges;
+    uint64_t *starts = malloc((total + 1) * sizeof *starts);
+    if (!starts) return -1;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) /* its own work, and any other that runs while it is drawn */
+        if (s->launched_here[i] || (work_rank(c, i) == s->rank && work_end(c, i) >= s->start && work_start(c, i) <= hi))
+            starts[n++] = work_start(c, i) < s->start ? s->start : work_start(c, i);
+    for (size_t i = 0; i < c->n_api; i++)
+        if (host_call(s, i, hi)) starts[n++] = c->api[i].start;
+    for (size_t i = 0; i < c->n_ranges; i++)
+        if (in_step_ranges(s, &c->ranges[i])) starts[n++] = c->ranges[i].start;
+    if (n > s->cap) {
+        qsort(starts, n, sizeof *starts, u64_cmp);
+        uint64_t first_out = starts[s->cap];
+        s->cut = first_out > s->start ? first_out - 1 : s->start;
+        for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+            if (!s->launched_here[i] || work_start(c, i) <= s->cut) continue;
+            if (i < c->n_kernels) s->undrawn_kernels++;
+            else if (c->ops[i - c->n_kernels].kind == WB_GPU_MEMSET) s->undrawn_memsets++;
+            else s->undrawn_memcpys++;
+            s->undrawn_gpu_ns += work_end(c, i) - work_start(c, i);
+        }
+        for (size_t i = 0; i < c->n_api; i++)
+            s->undrawn_api += host_call(s, i, hi) && !c->api[i].nested && c->api[i].start > s->cut;
+        for (size_t i = 0; i < c->n_ranges; i++) s->undrawn_ranges += in_step_ranges(s, &c->ranges[i]) && c->ranges[i].start > s->cut;
+    }
+    free(starts);
+    return 0;
+}
 
 /* Chooses the step of rank and what belongs to it. Returns 0, or -1 when out of memory. */
 static int step_build(step_view *s, const wb_capture *c, const char *variant, int rank) {
@@ -228,15 +297,21 @@ static int step_build(step_view *s, const wb_capture *c, const char *variant, in
             if (e > s->end) s->end = e;
         }
         if (n_windows == 0) s->start = c->t0;
-        size_t best = 0;
+        uint32_t *threads = malloc((c->n_api + 1) * sizeof *threads);
+        if (!threads) return -1;
+        size_t n_threads = 0, best = 0;
         for (size_t i = 0; i < c->n_api; i++) {
             const wb_api_call *a = &c->api[i];
             if (a->rank != rank) continue;
             if (n_windows == 0 && a->end > s->end) s->end = a->end;
-            size_t n = 0;
-            for (size_t j = 0; j < c->n_api && n <= best; j++) n += c->api[j].thread == a->thread && c->api[j].rank == rank;
-            if (n > best) best = n, s->thread = a->thread;
+            threads[n_threads++] = a->thread;
         }
+        qsort(threads, n_threads, sizeof *threads, u32_cmp); /* the busiest thread: the longest run of one id */
+        for (size_t i = 0, run = 0; i < n_threads; i++) {
+            run = i && threads[i] == threads[i - 1] ? run + 1 : 1;
+            if (run > best) best = run, s->thread = threads[i];
+        }
+        free(threads);
         if (s->start > s->end) s->start = s->end; /* a rank with no API call at all */
         for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
             long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
@@ -259,9 +334,12 @@ static int step_build(step_view *s, const wb_capture *c, const char *variant, in
         if (e > hi) hi = e;
         s->gpu_busy_ns += e - st;
     }
+    if (step_cut(s, hi)) return -1;
+    if (s->cut != UINT64_MAX) hi = s->cut;
     uint64_t pad = (hi - s->start) / 60 + 1;
     s->lo = s->start > pad ? s->start - pad : 0;
     s->hi = hi + pad;
+    if (s->cut != UINT64_MAX) s->lo = s->start, s->hi = s->cut; /* nothing outside what was counted, not even padding */
     s->x_scale = (PLOT_X1 - PLOT_X0) / (double)(s->hi - s->lo);
     return 0;
 }
@@ -284,6 +362,9 @@ typedef struct {
     double axis_y, height;
 } layout;
 
+/* A range of the step drawn: in it, and starting before any cut. */
+static int drawn_range(const step_view *s, const wb_range *r) { return in_step_ranges(s, r) && r->start <= s->cut; }
+
 static int in_step_ranges(const step_view *s, const wb_range *r) {
     if (r->rank != s->rank) return 0;
     if (s->range < 0) return !r->is_mark && r->end != WB_OPEN_END && r->thread == s->thread && r->start >= s->start && r->end <= s->end;
@@ -304,7 +385,7 @@ static void layout_build(const step_view *s, layout *l) {
     const wb_capture *c = s->c;
     int base = s->range >= 0 ? c->ranges[s->range].depth : 0, deepest = -1;
     for (size_t i = 0; i < c->n_ranges; i++)
-        if (in_step_ranges(s, &c->ranges[i]) && c->ranges[i].depth - base > deepest) deepest = c->ranges[i].depth - base;
+        if (drawn_range(s, &c->ranges[i]) && c->ranges[i].depth - base > deepest) deepest = c->ranges[i].depth - base;
     l->nvtx_rows = deepest + 1;
     l->nvtx_row = 20;
     l->nvtx_y = 34;
@@ -405,7 +486,7 @@ static void nvtx_lane(FILE *f, const step_view *s, const layout *l) {
     size_t n = 0;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (!in_step_ranges(s, r)) continue;
+        if (!drawn_range(s, r)) continue;
         double x = xpos(s, r->start), w = xpos(s, r->end) - x;
         boxes[n++] = (placed_box){i, r->depth - base, x, w < 1 ? 1 : w, 0};
     }
@@ -610,7 +691,7 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
     double scale_ns = 1;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (!in_step_ranges(s, r)) continue;
+        if (!drawn_range(s, r)) continue;
         wb_occurrences occ; /* this range's own: all of its name's made this quadratic (1.6 s of a 200 MB capture) */
         if (wb_find_occurrence_of(c, (long)i, &occ)) goto oom;
         for (size_t k = 0; k < occ.n; k++) {
@@ -700,7 +781,7 @@ static void work_table(FILE *f, const step_view *s) {
     size_t n = 0, *order = calloc(c->n_kernels + c->n_ops + 1, sizeof *order);
     if (!order) return;
     for (size_t i = 0; i < c->n_kernels + c->n_ops; i++)
-        if (s->launched_here[i]) order[n++] = i;
+        if (s->launched_here[i] && work_start(c, i) <= s->cut) order[n++] = i;
     qsort_r(order, n, sizeof *order, start_cmp, (void *)s);
     fprintf(f, "<details><summary>The %zu piece%s of GPU work this step launched, in order</summary>\n<table>\n"
                "<tr><th>#</th><th>stream</th><th>start (&#181;s)</th><th>duration (&#181;s)</th><th>launched by</th><th>name</th></tr>\n",
@@ -720,6 +801,8 @@ static void work_table(FILE *f, const step_view *s) {
         xml(f, name);
         fputs("</td></tr>\n", f);
     }
+    size_t rest = s->undrawn_kernels + s->undrawn_memsets + s->undrawn_memcpys;
+    if (rest) fprintf(f, "<tr class=\"undrawn\"><td colspan=\"6\">and %zu more, not listed (docs/limits.md)</td></tr>\n", rest);
     fputs("</table></details>\n", f);
     free(order);
 }
@@ -805,6 +888,17 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
                "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU.</p>\n",
             us(s.end - s.start), s.n_api, s.n_api == 1 ? "" : "s", s.n_kernels, s.n_kernels == 1 ? "" : "s", memsets,
             memsets == 1 ? "" : "s", s.n_ops - memsets, s.n_ops - memsets == 1 ? "" : "s", us(s.gpu_busy_ns));
+    if (s.cut != UINT64_MAX)
+        fprintf(f, "<p class=\"undrawn\" data-kernels=\"%zu\" data-memsets=\"%zu\" data-memcpys=\"%zu\" data-api=\"%zu\" "
+                   "data-ranges=\"%zu\" data-gpu-ns=\"%llu\">Drawn: the first %.2f &#181;s of the step, its first %zu "
+                   "items (GPU work, host calls and ranges: at most %zu, docs/limits.md). Not drawn, as they start later: "
+                   "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU; %zu API call%s; %zu "
+                   "range%s.</p>\n",
+                s.undrawn_kernels, s.undrawn_memsets, s.undrawn_memcpys, s.undrawn_api, s.undrawn_ranges,
+                (unsigned long long)s.undrawn_gpu_ns, us(s.cut - s.start), s.cap, s.cap, s.undrawn_kernels,
+                s.undrawn_kernels == 1 ? "" : "s", s.undrawn_memsets, s.undrawn_memsets == 1 ? "" : "s", s.undrawn_memcpys,
+                s.undrawn_memcpys == 1 ? "" : "s", us(s.undrawn_gpu_ns), s.undrawn_api, s.undrawn_api == 1 ? "" : "s",
+                s.undrawn_ranges, s.undrawn_ranges == 1 ? "" : "s");
     timeline_svg(f, &s);
     fputs("<h3>Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
           "<i class=\"swatch gpu\"></i></h3>\n", f);
