@@ -130,8 +130,7 @@ int cmd_explain(int argc, char **argv) {
         if (wb_diff_side_load(trace, &side, &err) ||
             wb_reveal_gate_variant(side.rec.lesson, NULL, side.path, side.variant, "grader explain --trace", "its kernels", reveal,
                                    &err)) {
-            wb_cli_error("explain", err.message);
-            rc = err.code;
+            rc = wb_cli_finish("explain", err.code, err.message);
         } else {
             for (size_t i = 0; i < side.rec.n_runs; i++)
                 if (!side.variant[0] || !strcmp(side.variant, side.rec.runs[i].variant)) explain_run(&side.rec.runs[i], json, out);

@@ -150,7 +150,7 @@ int wb_reveal_gate_variant(const char *lesson, const char *lesson_dir, const cha
         wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
         consent = wb_confirm("Show them anyway?");
         if (!consent)
-            rc = wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict lesson %s%s first (grader check %s%s%s), then look again",
+            rc = wb_fail(err, WB_STOPPED, "Nothing shown. Predict lesson %s%s first (grader check %s%s%s), then look again.",
                          lesson, which, lesson, which[0] ? " --part " : "", which[0] ? news[0] : "");
     }
     if (n > 0 && !rc && !consent)
