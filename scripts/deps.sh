@@ -2,10 +2,12 @@
 # lacks; installs it when run as root, else prints the one apt-get line needed and stops.
 # The CUDA toolkit (12 or 13) cannot come from Debian's mirror: it must already be installed.
 
-WB_DEBIAN_PACKAGES="build-essential cmake ninja-build pkg-config libyaml-dev libjansson-dev libcriterion-dev libssl-dev libsqlite3-dev python3 clang"
+# gettext: msgfmt builds the grader's message catalogs (grader/po), xgettext checks them.
+WB_DEBIAN_PACKAGES="build-essential cmake ninja-build pkg-config libyaml-dev libjansson-dev libcriterion-dev libssl-dev libsqlite3-dev python3 clang gettext"
 # Optional: headless Chromium renders each lesson's timeline.html in the test suite (test
-# timeline_html); without it that test reports itself skipped. Large, so never installed here.
-WB_OPTIONAL_PACKAGES="chromium"
+# timeline_html), and fonts-noto-cjk gives it Japanese glyphs (test timeline_html_ja); without
+# them those tests report themselves skipped. Large, so never installed here.
+WB_OPTIONAL_PACKAGES="chromium fonts-noto-cjk"
 
 wb_missing_packages() {
     local missing="" p

@@ -210,7 +210,7 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
             char ids[2048] = "";
             for (size_t i = 0; i < l.n_questions; i++)
                 snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", l.questions[i].id);
-            rc = wb_fail_at(err, WB_EXIT_INPUT, l.path, 0, 0, "lesson %s has no question '%s' (its questions: %s)", l.lesson,
+            rc = wb_fail_at(err, WB_EXIT_INPUT, l.path, 0, 0, _("lesson %s has no question '%s' (its questions: %s)"), l.lesson,
                             question_id, ids);
             goto out_p;
         }
@@ -219,32 +219,35 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
         if (!q) {
             size_t total = 0;
             for (size_t i = 0; i < l.n_questions; i++) total += l.questions[i].n_hints;
-            if (total == 0) printf("Lesson %s has no hints.\n", l.lesson);
-            else printf("No hints left in lesson %s: you have seen all %zu. grader hint %s QUESTION shows a question's "
-                        "hints again.\n", l.lesson, total, l.lesson);
+            if (total == 0) printf(_("Lesson %s has no hints.\n"), l.lesson);
+            else printf(_("No hints left in lesson %s: you have seen all %zu. grader hint %s QUESTION shows a question's "
+                          "hints again.\n"), l.lesson, total, l.lesson);
             goto out_p;
         }
     }
     if (q->n_hints == 0) {
-        printf("Question '%s' of lesson %s has no hints.\n", q->id, l.lesson);
+        printf(_("Question '%s' of lesson %s has no hints.\n"), q->id, l.lesson);
         goto out_p;
     }
     long index = wb_hint_take(entry, q);
     if (index < 0) {
-        printf("No more hints for '%s': you have seen all %zu.\n", q->id, q->n_hints);
-        for (size_t i = 0; i < q->n_hints; i++) printf("  %zu. ", i + 1), wb_wrap(stdout, q->hints[i], 5, 5, wb_term_width(stdout));
+        printf(_("No more hints for '%s': you have seen all %zu.\n"), q->id, q->n_hints);
+        for (size_t i = 0; i < q->n_hints; i++)
+            printf("  %zu. ", i + 1), wb_wrap(stdout, wb_question_hint(&l, q, i), 5, 5, wb_term_width(stdout));
         goto out_p;
     }
     if ((rc = wb_progress_save(state, progress, err))) goto out_p;
-    printf("%sHint %ld of %zu%s for '%s' (range %s%s%s):\n  Q: ", wb_bold(stdout), index + 1, q->n_hints, wb_reset(stdout), q->id,
-           q->range, q->variant ? ", variant " : "", q->variant ? q->variant : "");
-    wb_wrap(stdout, q->ask, 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
+    printf("%s", wb_bold(stdout));
+    printf(_("Hint %ld of %zu%s for '%s' (range %s%s%s):\n"), index + 1, q->n_hints, wb_reset(stdout), q->id, q->range,
+           q->variant ? _(", variant ") : "", q->variant ? q->variant : "");
+    fputs("  Q: ", stdout);
+    wb_wrap(stdout, wb_question_ask(&l, q), 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
     fputs("  ", stdout);
-    wb_wrap(stdout, q->hints[index], 2, 2, wb_term_width(stdout));
+    wb_wrap(stdout, wb_question_hint(&l, q, (size_t)index), 2, 2, wb_term_width(stdout));
     if ((size_t)index + 1 < q->n_hints)
-        printf("%zu more: grader hint %s %s\n", q->n_hints - (size_t)index - 1, l.lesson, q->id);
+        printf(_("%zu more: grader hint %s %s\n"), q->n_hints - (size_t)index - 1, l.lesson, q->id);
     else
-        printf("That was the last hint for '%s'.\n", q->id);
+        printf(_("That was the last hint for '%s'.\n"), q->id);
 out_p:
     if (have_p) wb_predictions_free(&p);
 out:
@@ -258,7 +261,7 @@ int cmd_hint(int argc, char **argv) {
     const char *words[2] = {NULL, NULL}; /* the lesson, and the question (NULL: the next one) */
     size_t n = 0;
     wb_cli_spec spec = {.command = "hint", .usage = HINT_USAGE, .operands = words, .n_operands = &n, .max_operands = 2, .min_operands = 1,
-                        .missing = "which lesson? e.g. grader hint 01_matmul_add"};
+                        .missing = N_("which lesson? e.g. grader hint 01_matmul_add")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     const char *lesson = words[0], *question = words[1];

@@ -48,7 +48,7 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
         snprintf(s->note, sizeof s->note, "%s", err.message);
         return;
     }
-    snprintf(s->title, sizeof s->title, "%s", lesson.title);
+    snprintf(s->title, sizeof s->title, "%s", wb_lesson_title_text(&lesson));
     wb_lesson_free(&lesson);
 
     /* the predictions file as it is now */
