@@ -117,7 +117,8 @@ static void program_file(const char *lesson_dir, char *buf, size_t cap) {
 /* check without a lesson: say which lesson comes next and what to read before its questions. */
 static void name_next_lesson(FILE *f, const char *lesson_dir) {
     char readme[4200], program[4400], text[9000];
-    snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
+    snprintf(readme, sizeof readme, "%s/README.%s.md", lesson_dir, wb_i18n_lang()); /* the lesson text in the language */
+    if (!wb_i18n_is_ja() || !wb_file_exists(readme)) snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
     program_file(lesson_dir, program, sizeof program);
     if (program[0])
         snprintf(text, sizeof text, _("Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "

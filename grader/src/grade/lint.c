@@ -16,8 +16,12 @@
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the report ----------------------------------------------------------------------------- */
 
@@ -399,10 +403,45 @@ static void translation_entry(wb_lint_report *r, const wb_translation *t, const 
             "translate it again from the English as it is now and set en_sha: %s (until then learners see the English)", what, sha);
 }
 
+/* git's answer to whether README.md differs now from its version at commit: 1 differs, 0 the same,
+ * -1 unknown (no git, not a repository, a commit this clone lacks: a release or a shallow clone). */
+static int readme_changed_since(const char *dir, const char *commit) {
+    char *argv[] = {"git", "-C", (char *)dir, "diff", "--quiet", (char *)commit, "--", "README.md", NULL};
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int status = 0, rc = posix_spawnp(&pid, "git", &io, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&io);
+    if (rc != 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status) == 1 ? 1 : WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* README.ja.md opens with <!-- translates: README.md @ COMMIT -->: warn when README.md changed since. */
+static void check_readme_translation(wb_lint_report *r, const wb_lesson *l) {
+    char path[4400], line[512], commit[64] = "";
+    snprintf(path, sizeof path, "%s/README.ja.md", l->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    int ok = fgets(line, sizeof line, f) && sscanf(line, "<!-- translates: README.md @ %40[0-9a-f] -->", commit) == 1 &&
+             strlen(commit) == 40;
+    fclose(f);
+    if (!ok) {
+        add(r, WB_LINT_WARNING, "translation-commit", path, 1, "the first line does not name the English it translates: "
+            "<!-- translates: README.md @ COMMIT --> (git log -1 --format=%%H -- README.md)");
+        return;
+    }
+    if (readme_changed_since(l->dir, commit) == 1)
+        add(r, WB_LINT_WARNING, "translation-stale", path, 1, "README.md changed since %.12s, the commit this translates "
+            "(git diff %.12s -- README.md shows what to carry over; then name the new commit)", commit, commit);
+}
+
 /* Issues about translations go at the end of the report, under the Japanese catalog's heading. */
 static void check_translations(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k) {
     char path[4400], what[512];
     int translated = course_translated(l);
+    check_readme_translation(r, l);
     wb_lesson_translation_path(l->dir, "ja", path, sizeof path);
     if (l->ja_error[0]) {
         add_reader_error(r, "translation-unreadable", path, l->ja_error);
