@@ -6,7 +6,7 @@ of the title and of each question's English text (its ask, then each hint, joine
 then, for expectations/NN_name.ja.yaml, the commit of the answer key and the SHA-256 of each
 explanation. The grader computes the same values from the same files (grader lint reports a
 translation whose en_sha differs). Needs PyYAML (Debian python3-yaml)."""
-import hashlib, os, subprocess, sys
+import hashlib, os, signal, subprocess, sys
 
 import yaml
 
@@ -47,4 +47,5 @@ def main():
         print("  %s: {en_sha: %s}" % (qid, sha(text)))
 
 
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head or grep -m1
 main()

@@ -71,10 +71,13 @@ int wb_i18n_init(const char *lang_override) {
         language_from_environment(lang, sizeof lang);
     }
     snprintf(chosen, sizeof chosen, "%s", lang);
-    /* Character classes and widths follow the environment's UTF-8 locale, else C.UTF-8; LC_NUMERIC
-     * and the rest stay "C", so that "%.2f" writes a point in every language. */
-    if (!setlocale(LC_CTYPE, "") || is_c_locale(setlocale(LC_CTYPE, NULL))) setlocale(LC_CTYPE, "C.UTF-8");
+    /* English touches no locale: the grader behaves exactly as it did before it spoke Japanese
+     * (regular expressions over bytes, the C locale's everything). Japanese sets LC_CTYPE to the
+     * environment's UTF-8 locale, else C.UTF-8, and LC_MESSAGES below; LC_NUMERIC and the rest
+     * stay "C", so that "%.2f" writes a point in every language. Display widths do not depend on
+     * the locale (text_fit.h). */
     if (!wb_i18n_is_ja()) return 0;
+    if (!setlocale(LC_CTYPE, "") || is_c_locale(setlocale(LC_CTYPE, NULL))) setlocale(LC_CTYPE, "C.UTF-8");
     /* gettext reads LANGUAGE only under an LC_MESSAGES locale other than "C": where ja_JP.UTF-8 is
      * not installed, C.UTF-8 (which every glibc has) stands in; LANGUAGE=ja then picks the catalog. */
     if (!setlocale(LC_MESSAGES, "") || is_c_locale(setlocale(LC_MESSAGES, NULL))) setlocale(LC_MESSAGES, "C.UTF-8");

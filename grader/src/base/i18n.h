@@ -8,10 +8,11 @@
  *   wb_ngettext(one, many, n) a message with a number: the catalog's plural forms
  *
  * The language: --lang (wb_i18n_init's argument), else LANGUAGE, LC_ALL, LC_MESSAGES, LANG as
- * gettext reads them (LANGUAGE only when a locale is named at all). Only LC_CTYPE and LC_MESSAGES
- * follow the environment: numbers keep the C locale's form, so files and JSON never change with
- * the language. A machine without the chosen locale (a CI machine without ja_JP.UTF-8) still gets
- * the language: C.UTF-8 stands in for LC_CTYPE and LC_MESSAGES.
+ * gettext reads them (LANGUAGE only when a locale is named at all). In English no locale is set;
+ * in Japanese only LC_CTYPE and LC_MESSAGES follow the environment: numbers keep the C locale's
+ * form, so files and JSON never change with the language. A machine without the chosen locale (a
+ * CI machine without ja_JP.UTF-8) still gets the language: C.UTF-8 stands in for LC_CTYPE and
+ * LC_MESSAGES.
  */
 #ifndef WB_I18N_H
 #define WB_I18N_H

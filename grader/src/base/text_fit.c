@@ -244,3 +244,14 @@ static const char *fit(const char *name, size_t width, char *buf, size_t cap, in
 const char *wb_fit_name(const char *name, size_t width, char *buf, size_t cap) { return fit(name, width, buf, cap, 1); }
 
 const char *wb_fit_name_start(const char *name, size_t width, char *buf, size_t cap) { return fit(name, width, buf, cap, 0); }
+
+const char *wb_truncate(const char *text, size_t width, char *buf, size_t cap) {
+    if (cap == 0) return buf;
+    if (wb_columns(text) <= width || width <= 3) {
+        snprintf(buf, cap, "%s", wb_columns(text) <= width ? text : "");
+        return buf;
+    }
+    size_t keep = bytes_within(text, width - 3);
+    snprintf(buf, cap, "%.*s...", (int)keep, text);
+    return buf;
+}

@@ -29,6 +29,10 @@ void wb_wrap(FILE *f, const char *text, int col, int indent, int width);
 /* The same without the final newline (a prompt); returns the column where it stopped. */
 int wb_wrap_open(FILE *f, const char *text, int col, int indent, int width);
 
+/* text cut to at most width columns, ending in "..." when cut (never inside a character): a
+ * title on one line. Returns buf. */
+const char *wb_truncate(const char *text, size_t width, char *buf, size_t cap);
+
 /* name shortened to at most width columns, into buf: the return type and the parameter list of a
  * demangled name go first ("void k<T>(float*, int)" -> "k<T>(...)"), then its middle gives way to
  * "..." (nvjet_sm90_tst_2...coopA_TNT keeps the family and the layout letters). A name that fits

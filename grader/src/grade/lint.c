@@ -405,8 +405,20 @@ static void translation_entry(wb_lint_report *r, const wb_translation *t, const 
 
 /* git's answer to whether README.md differs now from its version at commit: 1 differs, 0 the same,
  * -1 unknown (no git, not a repository, a commit this clone lacks: a release or a shallow clone). */
+static int git_status(char *const argv[]);
+
 static int readme_changed_since(const char *dir, const char *commit) {
-    char *argv[] = {"git", "-C", (char *)dir, "diff", "--quiet", (char *)commit, "--", "README.md", NULL};
+    char object[80];
+    snprintf(object, sizeof object, "%s^{commit}", commit);
+    char *known[] = {"git", "-C", (char *)dir, "rev-parse", "-q", "--verify", object, NULL};
+    if (git_status(known) != 0) return -1; /* outside a repository, git diff would compare two files */
+    char *diff[] = {"git", "-C", (char *)dir, "diff", "--quiet", (char *)commit, "--", "README.md", NULL};
+    int rc = git_status(diff);
+    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
+}
+
+/* git's exit status, quietly; -1 when it cannot run. */
+static int git_status(char *const argv[]) {
     posix_spawn_file_actions_t io;
     posix_spawn_file_actions_init(&io);
     posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
@@ -415,7 +427,7 @@ static int readme_changed_since(const char *dir, const char *commit) {
     int status = 0, rc = posix_spawnp(&pid, "git", &io, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&io);
     if (rc != 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
-    return WEXITSTATUS(status) == 1 ? 1 : WEXITSTATUS(status) == 0 ? 0 : -1;
+    return WEXITSTATUS(status);
 }
 
 /* README.ja.md opens with <!-- translates: README.md @ COMMIT -->: warn when README.md changed since. */

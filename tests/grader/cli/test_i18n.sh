@@ -123,6 +123,17 @@ contains "$out" "[translation-unreadable]" "lint names the unreadable translatio
 out=$(LANG=ja_JP.UTF-8 "$GRADER" hint 00_probe two-kernels); contains "$out" "Count the <<<>>>." "a broken ja.yaml: English"
 cp "$T/ja.keep" "$L/i18n/ja.yaml"; rm "$L/i18n/bad.yaml"
 
+# README.ja.md names the commit of the README it translates: lint warns once README.md changed since
+git -C "$WORK" init -q && git -C "$WORK" add lessons/00_probe/README.md &&
+    git -C "$WORK" -c user.name=t -c user.email=t@localhost commit -qm readme || fail "git commit of the README"
+printf '<!-- translates: README.md @ %s -->\n# 00_probe\n\n予測してください。\n\n<!-- reveal -->\n' \
+    "$(git -C "$WORK" rev-parse HEAD)" >"$L/README.ja.md"
+out=$("$GRADER" lint "$L" 2>&1); lacks "$out" "README.md changed since" "lint: a README translation in step"
+echo "More." >>"$L/README.md"
+out=$("$GRADER" lint "$L" 2>&1); expect_rc 0 $? "lint after an English README edit"
+contains "$out" "README.md changed since" "lint flags README.ja.md after an edit to README.md"
+rm -rf "$WORK/.git" "$L/README.ja.md"
+
 # --- a release seals the Japanese explanations, which open after grading -----------------------------
 "$GRADER" release "$WORK/rel" >/dev/null 2>&1; expect_rc 0 $? "grader release"
 grep -rqF "2 回の起動で 2 つのカーネルです" "$WORK/rel" && fail "the release holds a Japanese explanation in clear text"
