@@ -66,10 +66,13 @@ ask_ja=$(LANGUAGE=ja LC_ALL=C.UTF-8 TEXTDOMAINDIR=build/share/locale gettext -d 
 out=$(LANG=ja_JP.UTF-8 python3 "$PTY" --timeout 900 "${ask_ja% }" "\n" "+? " "1\n" "[y/N]" "y\n" -- scripts/start.sh 2>&1); rc=$?
 echo "$out" | tail -n 20
 [ $rc = 0 ] || [ $rc = 1 ] || fail "start.sh in Japanese: exit $rc, expected 0 or 1 (graded)"
-grep -qF "次のレッスン: lessons/01_matmul_add" <<<"$out" || fail "start.sh in Japanese does not name the next lesson in Japanese"
+grep -qE "次のレッスン: .*lessons/01_matmul_add" <<<"$out" || fail "start.sh in Japanese does not name the next lesson in Japanese"
+readme=lessons/01_matmul_add/README.md
+[ -f lessons/01_matmul_add/README.ja.md ] && readme=lessons/01_matmul_add/README.ja.md
+grep -qF "$readme" <<<"$(tr -d ' \r\n' <<<"$out")" || fail "start.sh in Japanese does not name $readme to read first"
 grep -qF "スコア:" <<<"$out" || fail "start.sh in Japanese did not grade lesson 01 in Japanese"
 if [ -f lessons/01_matmul_add/i18n/ja.yaml ]; then
-    grep -qF "$(python3 -c 'import yaml,sys; print(next(iter(yaml.safe_load(open(sys.argv[1]))["questions"].values()))["ask"][:20])' \
+    grep -qF "$(python3 -c 'import yaml,sys; print("".join(next(iter(yaml.safe_load(open(sys.argv[1]))["questions"].values()))["ask"].split())[:20])' \
         lessons/01_matmul_add/i18n/ja.yaml 2>/dev/null)" <<<"$(tr -d '\r\n ' <<<"$out")" || fail "the first question is not asked in Japanese"
 fi
 status=$(git status --porcelain)
