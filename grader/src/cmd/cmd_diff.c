@@ -68,9 +68,9 @@ int cmd_diff(int argc, char **argv) {
     if (!rc) rc = wb_diff_side_load(spec[1], &b, &err);
     /* nothing of a lesson not graded yet without consent (consent.h) */
     /* (per lesson part: a side naming a variant shows that variant's part, else every part) */
-    if (!rc) rc = wb_reveal_gate_variant(a.rec.lesson, NULL, a.path, a.variant, "grader diff", "its captured kernels and calls", reveal, &err);
+    if (!rc) rc = wb_reveal_gate_variant(a.rec.lesson, NULL, a.path, a.variant, "grader diff", _("its captured kernels and calls"), reveal, &err);
     if (!rc && (strcmp(a.rec.lesson, b.rec.lesson) || strcmp(a.variant, b.variant)))
-        rc = wb_reveal_gate_variant(b.rec.lesson, NULL, b.path, b.variant, "grader diff", "its captured kernels and calls", reveal, &err);
+        rc = wb_reveal_gate_variant(b.rec.lesson, NULL, b.path, b.variant, "grader diff", _("its captured kernels and calls"), reveal, &err);
     const wb_run *ra[64], *rb[64];
     const char *only_a[64], *only_b[64];
     size_t n = 0;

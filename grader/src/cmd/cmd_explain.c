@@ -128,7 +128,7 @@ int cmd_explain(int argc, char **argv) {
         wb_diff_side side;
         wb_error err = {0};
         if (wb_diff_side_load(trace, &side, &err) ||
-            wb_reveal_gate_variant(side.rec.lesson, NULL, side.path, side.variant, "grader explain --trace", "its kernels", reveal,
+            wb_reveal_gate_variant(side.rec.lesson, NULL, side.path, side.variant, "grader explain --trace", _("its kernels"), reveal,
                                    &err)) {
             rc = wb_cli_finish("explain", err.code, err.message);
         } else {

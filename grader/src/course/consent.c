@@ -144,19 +144,19 @@ int wb_reveal_gate_variant(const char *lesson, const char *lesson_dir, const cha
     if (n == 1 && strcmp(news[0], WB_MAIN_PART)) snprintf(which, sizeof which, " (its part %s)", news[0]);
     if (n > 0 && !consent && wb_can_ask()) {
         char text[1024];
-        snprintf(text, sizeof text, "Lesson %s%s is not graded yet: %s shows %s, which its questions ask you to predict. "
-                 "Seeing them first is recorded in your progress, and a later score is then not a first try.", lesson, which,
+        snprintf(text, sizeof text, _("Lesson %s%s is not graded yet: %s shows %s, which its questions ask you to predict. "
+                 "Seeing them first is recorded in your progress, and a later score is then not a first try."), lesson, which,
                  command, what);
         wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
-        consent = wb_confirm("Show them anyway?");
+        consent = wb_confirm(_("Show them anyway?"));
         if (!consent)
-            rc = wb_fail(err, WB_STOPPED, "Nothing shown. Predict lesson %s%s first (grader check %s%s%s), then look again.",
+            rc = wb_fail(err, WB_STOPPED, _("Nothing shown. Predict lesson %s%s first (grader check %s%s%s), then look again."),
                          lesson, which, lesson, which[0] ? " --part " : "", which[0] ? news[0] : "");
     }
     if (n > 0 && !rc && !consent)
-        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s%s is not graded yet, and %s would show %s before you predict them. "
+        rc = wb_fail(err, WB_EXIT_INPUT, _("lesson %s%s is not graded yet, and %s would show %s before you predict them. "
                      "Run grader check %s%s%s first, or add --reveal to see them now (recorded in your progress: a later "
-                     "score is then not a first try)", lesson, which, command, what, lesson, which[0] ? " --part " : "",
+                     "score is then not a first try)"), lesson, which, command, what, lesson, which[0] ? " --part " : "",
                      which[0] ? news[0] : "");
     for (int i = 0; n > 0 && !rc && i < n; i++) rc = wb_progress_record_reveal_part(state, lesson, news[i], "recording", command, err);
     if (loaded) wb_lesson_free(&l);

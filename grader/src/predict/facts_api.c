@@ -35,5 +35,5 @@ long wb_count_api_calls(const wb_capture *c, const wb_occurrence *o, const wb_fa
 }
 
 void wb_describe_api_calls(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "calls to %s made in range '%s'", f->key, range);
+    snprintf(buf, cap, _("calls to %s made in range '%s'"), f->key, range);
 }

@@ -5,13 +5,13 @@
 #include <stdio.h>
 
 void wb_describe_gpu_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", range);
+    snprintf(buf, cap, _("GPU time of the work launched in range '%s', in microseconds"), range);
 }
 
 void wb_describe_wall_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", range);
+    snprintf(buf, cap, _("host time from the start of range '%s' to its end, in microseconds"), range);
 }
 
 void wb_describe_bound(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "where range '%s' spends its time: overhead (1), memory (2) or compute (3)", range);
+    snprintf(buf, cap, _("where range '%s' spends its time: overhead (1), memory (2) or compute (3)"), range);
 }
