@@ -7,9 +7,19 @@ NVTX_INJECTION64_PATH set as the grader sets them, then prints the facts with ca
                             (lesson 05's mapping of non_blocking onto its pageable-async variant)
   residual_bwd              the backward of y = x + x @ w under emit_nvtx: what PyTorch's
                             AddBackward0 launches (lesson 04's residual gradient passed to both inputs)
+  reshape_view / reshape_copy   torch.reshape of a contiguous tensor, and of a permuted one whose
+                            batch and head dimensions the strides cannot merge: what each launches
+                            (lesson 04's rule 1: such a reshape copies, as PyTorch's does)
+  attn_math / attn_flash    causal scaled_dot_product_attention at B=4, 12 heads, T=1024, bf16,
+                            through the math backend and through flash: the kernels, and the
+                            extra memory each allocates beyond q, k, v and the output (printed:
+                            the math path's (B*nh, T, T) probabilities are 100 MB), for lesson
+                            04's "--attn bmm materialises them, as PyTorch's unfused path does"
 """
 import torch
 import torch.cuda.nvtx as nvtx
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 n = 64 << 20  # 64 Mi floats: 256 MiB, long enough to see the host wait
 pageable = torch.randn(n)
@@ -31,5 +41,32 @@ with torch.autograd.profiler.emit_nvtx():
     y.sum().backward()
     torch.cuda.synchronize()
     nvtx.range_pop()
+B, nh, T, hs = 4, 12, 1024, 64
+heads = torch.randn(B, T, nh, hs, device="cuda", dtype=torch.bfloat16)
+with torch.autograd.profiler.emit_nvtx():
+    for name, make in (("reshape_view", lambda: heads.reshape(B * T, nh * hs)),
+                       ("reshape_copy", lambda: heads.permute(0, 2, 1, 3).reshape(B * nh, T, hs))):
+        torch.cuda.synchronize()
+        nvtx.range_push(name)
+        out = make()
+        torch.cuda.synchronize()
+        nvtx.range_pop()
+        print("%s: shares the input's memory: %s" % (name, out.data_ptr() == heads.data_ptr()))
+q, k, v = (torch.randn(B, nh, T, hs, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+probabilities_mb = B * nh * T * T * 2 / 1e6
+for name, backend in (("attn_math", SDPBackend.MATH), ("attn_flash", SDPBackend.FLASH_ATTENTION)):
+    with sdpa_kernel(backend):
+        F.scaled_dot_product_attention(q, k, v, is_causal=True)  # warm-up, outside the measure
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        with torch.autograd.profiler.emit_nvtx():
+            nvtx.range_push(name)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            torch.cuda.synchronize()
+            nvtx.range_pop()
+        extra = (torch.cuda.max_memory_allocated() - base - y.numel() * y.element_size()) / 1e6
+        print("%s: %.1f MB allocated beyond the output (the probabilities would be %.1f MB)"
+              % (name, extra, probabilities_mb))
 torch.cuda.profiler.stop()
-print("ok", dst.shape, x.grad.shape)
+print("ok", dst.shape, x.grad.shape, torch.__version__)
