@@ -24,7 +24,7 @@ void wb_result_add(wb_result *r, const char *fmt, ...) {
 }
 
 void wb_result_steps(wb_result *r, const wb_steps *timed) {
-    wb_result_add(r, "steps=%d gpu_us=%.2f wall_us=%.2f", timed->n, wb_median(timed->gpu_us, timed->n),
+    wb_result_add(r, "steps=%d gpu_span_us=%.2f wall_us=%.2f", timed->n, wb_median(timed->span_us, timed->n),
                   wb_median(timed->wall_us, timed->n));
 }
 

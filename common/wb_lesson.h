@@ -91,7 +91,8 @@ void wb_result_add(wb_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* "steps=S gpu_us=... wall_us=...": the medians of the measured steps. */
+/* "steps=S gpu_span_us=... wall_us=...": the medians of the measured steps (the span is the
+ * events', WB_SPAN_NOTE: not the grader's gpu_us). */
 void wb_result_steps(wb_result *r, const wb_steps *timed);
 /* "launch_us=... sync_us=...": the medians of the host's launch calls and of its synchronize. */
 void wb_result_host_times(wb_result *r, const wb_steps *timed);

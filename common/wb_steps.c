@@ -85,11 +85,11 @@ void wb_step_free(wb_step *s) {
 static int steps_alloc(wb_steps *m, int n) {
     m->n = n;
     m->events = (cudaEvent_t *)calloc((size_t)2 * n, sizeof *m->events);
-    m->gpu_us = (double *)malloc((size_t)n * sizeof *m->gpu_us);
+    m->span_us = (double *)malloc((size_t)n * sizeof *m->span_us);
     m->launch_us = (double *)malloc((size_t)n * sizeof *m->launch_us);
     m->sync_us = (double *)malloc((size_t)n * sizeof *m->sync_us);
     m->wall_us = (double *)malloc((size_t)n * sizeof *m->wall_us);
-    if (!m->events || !m->gpu_us || !m->launch_us || !m->sync_us || !m->wall_us) {
+    if (!m->events || !m->span_us || !m->launch_us || !m->sync_us || !m->wall_us) {
         fprintf(stderr, "out of host memory for %d steps\n", n);
         return WB_FAIL;
     }
@@ -113,17 +113,18 @@ int wb_steps_measure(wb_steps *m, const wb_step *s, int warmup, int n) {
     for (int i = 0; i < n; i++) {
         float ms = 0.0f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, m->events[2 * i], m->events[2 * i + 1]));
-        m->gpu_us[i] = 1e3 * ms;
+        m->span_us[i] = 1e3 * ms;
     }
     return WB_OK;
 }
 
 void wb_steps_print(const wb_steps *m) {
     wb_print_timing_header();
-    wb_print_timing_row("gpu time per step (events)", m->gpu_us, m->n);
+    wb_print_timing_row("GPU span per step (events)", m->span_us, m->n);
     wb_print_timing_row("host: launch calls", m->launch_us, m->n);
     wb_print_timing_row("host: cudaDeviceSynchronize", m->sync_us, m->n);
     wb_print_timing_row("wall time per step", m->wall_us, m->n);
+    fputs(WB_SPAN_NOTE, stdout);
 }
 
 void wb_steps_free(wb_steps *m) {
@@ -131,7 +132,7 @@ void wb_steps_free(wb_steps *m) {
         for (int i = 0; i < 2 * m->n; i++)
             if (m->events[i]) cudaEventDestroy(m->events[i]);
     free(m->events);
-    free(m->gpu_us);
+    free(m->span_us);
     free(m->launch_us);
     free(m->sync_us);
     free(m->wall_us);

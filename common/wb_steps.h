@@ -15,7 +15,7 @@
  *     if (graph_variant)                   // one eager step, then record it: steps replay the graph
  *         if (wb_step_run(&step, NULL, NULL, NULL) != WB_OK || wb_step_capture(&step) != WB_OK) ...
  *     if (wb_steps_measure(&timed, &step, warmup, steps) != WB_OK) ...
- *     wb_steps_print(&timed);              // the table; the medians: wb_median(timed.gpu_us, steps)
+ *     wb_steps_print(&timed);              // the table; the medians: wb_median(timed.span_us, steps)
  *     wb_steps_free(&timed);
  *     wb_step_free(&step);
  *
@@ -75,7 +75,7 @@ void wb_step_free(wb_step *s);
 typedef struct {
     int n;                /* measured steps */
     cudaEvent_t *events;  /* (n, 2): step i's start at 2i, its stop at 2i + 1 */
-    double *gpu_us;       /* (n) between the step's two events: the GPU's time for its work */
+    double *span_us;      /* (n) between the step's two events: its GPU span, idle waits included */
     double *launch_us;    /* (n) wb_step_times of each step */
     double *sync_us;      /* (n) */
     double *wall_us;      /* (n) */
@@ -88,8 +88,16 @@ typedef struct {
  * wb_steps_free releases, after a failure too. */
 int wb_steps_measure(wb_steps *m, const wb_step *s, int warmup, int n);
 
-/* The timing table: header, then GPU time (events), host launch calls, host
- * cudaDeviceSynchronize and wall time per step, each as median, min, max. */
+/* What the events measure, printed under the timing table: the GPU span between the step's first
+ * and last CUDA events, idle waits for the host's launches included, is not the GPU time the
+ * grader's gpu_us adds up (the durations of the kernels and copies themselves). */
+#define WB_SPAN_NOTE                                                                              \
+    "GPU span: from a CUDA event before the step's first launch to one after its\n"              \
+    "last, idle waits for the host included; the grader's gpu_us instead sums the\n"            \
+    "durations of the kernels and copies themselves.\n"
+
+/* The timing table: header, then the GPU span (events), host launch calls, host
+ * cudaDeviceSynchronize and wall time per step, each as median, min, max; then WB_SPAN_NOTE. */
 void wb_steps_print(const wb_steps *m);
 
 /* Destroys the events and frees the arrays; safe on a zeroed or partly built wb_steps. */

@@ -113,12 +113,15 @@ def report(lesson, variant, timed, extra=""):
     except ImportError:
         triton_version = "none"
     print("%-28s %12s %12s %12s %8s" % ("timing (us)", "median", "min", "max", "steps"))
-    _row("GPU time per step", timed.gpu_us)
+    _row("GPU span per step (events)", timed.gpu_us)
     _row("host launch per step", timed.launch_us)
     _row("host synchronize per step", timed.sync_us)
     _row("wall time per step", timed.wall_us)
+    print("GPU span: from a CUDA event before the step's first launch to one after its\n"
+          "last, idle waits for the host included; the grader's gpu_us instead sums the\n"
+          "durations of the kernels and copies themselves.")
     print("first call (compiles under torch.compile): %.2f s" % timed.compile_s)
-    print("RESULT lesson=%s variant=%s %s gpu_us=%.2f wall_us=%.2f torch=%s triton=%s" % (
+    print("RESULT lesson=%s variant=%s %s gpu_span_us=%.2f wall_us=%.2f torch=%s triton=%s" % (
         lesson, variant, extra, statistics.median(timed.gpu_us), statistics.median(timed.wall_us), torch.__version__,
         triton_version))
 

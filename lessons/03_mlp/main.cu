@@ -309,8 +309,8 @@ static void describe(const void *ctx, char *words, size_t cap) {
 static void report(const void *ctx, const wb_steps *timed, wb_result *r) {
     const lesson *L = (const lesson *)ctx;
     double bytes = variant_bytes(L->v, L->tokens, L->dim, L->hidden), flop = mlp_flop(L->tokens, L->dim, L->hidden);
-    double gpu_med = wb_median(timed->gpu_us, timed->n);
-    printf("per step: %.1f GFLOP, at least %.1f MB through HBM; at the median: %.1f TFLOP/s, %.0f GB/s\n",
+    double gpu_med = wb_median(timed->span_us, timed->n);
+    printf("per step: %.1f GFLOP, at least %.1f MB through HBM; at the median GPU span: %.1f TFLOP/s, %.0f GB/s\n",
            flop * 1e-9, bytes * 1e-6, flop / gpu_med * 1e-6, bytes / gpu_med * 1e-3);
     wb_result_add(r, "tokens=%d dim=%d hidden=%d", L->tokens, L->dim, L->hidden);
     wb_result_steps(r, timed);

@@ -84,7 +84,7 @@ Test(timeline, draws_a_floor_where_one_is_given) {
     wb_timeline_context ctx = {"09_test", "replay", floors, 2};
     render(&ctx, &rec);
     cr_assert_eq(count(page, "class=\"floor\""), 1, "gelu's floor; the other variant's is not drawn");
-    cr_assert(strstr(page, "floor 1.50 &#181;s (50% of it)"), "1.5 us of the 3 us the kernel ran");
+    cr_assert(strstr(page, "floor 1.50 &#181;s (50% of the GPU time)"), "1.5 us of the 3 us the kernel ran");
     cr_assert(!strstr(page, "No floors"), "the no-floor note is gone");
     wb_recording_free(&rec);
 }

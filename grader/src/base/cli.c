@@ -32,6 +32,16 @@ void wb_cli_error(const char *command, const char *message) {
     free(text);
 }
 
+int wb_cli_finish(const char *command, int rc, const char *message) {
+    if (rc != WB_STOPPED) {
+        wb_cli_error(command, message);
+        return rc;
+    }
+    fputc('\n', stdout);
+    wb_wrap(stdout, message, 0, 2, wb_term_width(stdout));
+    return WB_EXIT_OK;
+}
+
 int wb_cli_format_ok(const char *format) { return format && (!strcmp(format, "text") || !strcmp(format, "json")); }
 
 void wb_cli_print_json(json_t *value) {

@@ -76,6 +76,11 @@ int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, 
  * spaces; a "file:line:column:" that opens the message stays on the first line. */
 void wb_cli_error(const char *command, const char *message);
 
+/* How a command ends after rc with err set: an error goes to wb_cli_error and rc is returned; a
+ * learner who declined at a prompt (rc WB_STOPPED) gets err's message on stdout, wrapped, as a
+ * plain note, and WB_EXIT_OK. */
+int wb_cli_finish(const char *command, int rc, const char *message);
+
 /* 1 when format is "text" or "json". */
 int wb_cli_format_ok(const char *format);
 

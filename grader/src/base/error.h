@@ -18,6 +18,11 @@ typedef enum {
     WB_EXIT_CAPTURE = 3,   /* the lesson program failed, or the capture is incomplete */
 } wb_exit;
 
+/* Not an exit code: the learner declined at a prompt. Stopping on request is not an error, so a
+ * command that gets it prints err's message (what was kept, what to do next) as a plain note and
+ * exits WB_EXIT_OK (wb_cli_stopped). */
+#define WB_STOPPED (-1)
+
 typedef struct {
     int code;              /* a wb_exit value; 0 while no error was set */
     char message[2048];

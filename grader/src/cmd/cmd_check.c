@@ -214,7 +214,13 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
             if (!header) {
                 printf("\n%s%s%s (variant %s, range %s)\n", wb_bold(stdout), q->id, wb_reset(stdout),
                        wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
-                if (question) fputs("  ", stdout), wb_wrap(stdout, question->ask, 2, 2, wb_term_width(stdout));
+                if (question) {
+                    fputs("  ", stdout);
+                    wb_wrap(stdout, question->ask, 2, 2, wb_term_width(stdout));
+                    char note[160]; /* the question's own tolerance, from lesson.yaml */
+                    if (wb_question_tolerance_note(question, note, sizeof note)[0])
+                        fputs("  ", stdout), wb_wrap(stdout, note, 2, 2, wb_term_width(stdout));
+                }
                 header = 1;
             }
             char what[512];
@@ -268,7 +274,8 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     free(edits);
     if (!rc && interrupted) {
         clearerr(stdin);
-        rc = wb_fail(err, WB_EXIT_INPUT, "interrupted: %s. Run grader check again to go on",
+        /* Ctrl-C is the learner stopping (not an error); a signal from elsewhere is not theirs */
+        rc = wb_fail(err, interrupted == SIGINT ? WB_STOPPED : WB_EXIT_INPUT, "Interrupted: %s. Run grader check again to go on.",
                      n ? "the answers typed so far are saved (above)" : "nothing was answered yet, nothing changed");
     }
     return rc;
@@ -309,7 +316,8 @@ static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l,
     }
     fflush(stdout);
     if (wb_confirm("Grade them now? Your first grading is your score, and the trace is shown after it")) return 0;
-    return wb_fail(err, WB_EXIT_INPUT, "not graded, nothing shown. Change %s if you like, then run grader check again", p->path);
+    return wb_fail(err, WB_STOPPED, "Not graded, nothing shown: your answers stay in %s as they are. Change them if you like, "
+                   "then run grader check %s again to grade them.", p->path, l->lesson);
 }
 
 /* ---- the variants a check needs ----------------------------------------------------------- */
@@ -436,8 +444,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         const wb_run *r = wb_recording_run(rec, variants[i]);
         if (r) view.runs[view.n_runs++] = *r;
     }
-    int rc = wb_chrome_trace_write(&view, trace, err);
-    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, err);
+    size_t trace_left_out = 0, whole_left_out = 0; /* records past the files' bound (docs/limits.md) */
+    int rc = wb_chrome_trace_write_of(&view, 0, trace, &trace_left_out, err);
+    if (!rc) rc = wb_chrome_trace_write_of(&view, 1, whole, &whole_left_out, err);
     wb_timing_mark("traces written");
     if (!rc) rc = wb_timeline_html_write(timeline, tl, &view, err);
     wb_timing_mark("timeline page written");
@@ -482,6 +491,8 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
         json_object_set_new(out, "trace_file", json_string(trace));
         json_object_set_new(out, "whole_run_trace_file", json_string(whole));
         json_object_set_new(out, "timeline_file", json_string(timeline));
+        json_object_set_new(out, "trace_records_left_out", json_integer((json_int_t)trace_left_out));
+        json_object_set_new(out, "whole_run_trace_records_left_out", json_integer((json_int_t)whole_left_out));
     } else {
         json_decref(summaries);
         if (!rc)
@@ -489,6 +500,14 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
                        "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
                        "  (trace-whole-run.json beside it holds the whole run, start-up included)\n",
                     timeline, trace);
+        if (!rc && (trace_left_out || whole_left_out)) {
+            char note[300];
+            snprintf(note, sizeof note, "The traces stop at %zu records a file (docs/limits.md): %zu later records are left "
+                     "out of trace.json, %zu of trace-whole-run.json; each says where it stops.", wb_trace_max_records(),
+                     trace_left_out, whole_left_out);
+            fputs("  ", f);
+            wb_wrap(f, note, 2, 2, style.width);
+        }
     }
     return rc;
 }
@@ -632,7 +651,8 @@ static int run_check(const check_options *o, wb_error *err) {
         if (news < 0) { rc = err->code; goto out; }
         if (news && !wb_confirm("Show the trace before grading? Your progress records it, and a later score is then not a "
                                 "first try")) {
-            rc = wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict first: grader check %s", lesson.lesson);
+            rc = wb_fail(err, WB_STOPPED, "Nothing shown. Predict first: grader check %s asks the lesson's questions.",
+                         lesson.lesson);
             goto out;
         }
     }
@@ -753,9 +773,9 @@ int cmd_check(int argc, char **argv) {
     int rc = run_check(&o, &err);
     wb_timing_mark("done");
     if (err.code) {
-        wb_cli_error("check", err.message);
-        /* --format json promises one JSON object on stdout, failures included */
+        /* --format json promises one JSON object on stdout, failures included (it never asks) */
         if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
+        rc = wb_cli_finish("check", rc, err.message);
     }
     return rc;
 }

@@ -75,7 +75,7 @@ int cmd_diff(int argc, char **argv) {
     size_t n = 0;
     if (!rc) rc = wb_diff_pair_runs(&a, &b, ra, rb, 64, &n, only_a, only_b, &err);
     if (rc) {
-        wb_cli_error("diff", err.message);
+        rc = wb_cli_finish("diff", rc, err.message);
         wb_diff_side_free(&a);
         wb_diff_side_free(&b);
         return rc;

@@ -129,8 +129,7 @@ int cmd_explain(int argc, char **argv) {
         wb_error err = {0};
         if (wb_diff_side_load(trace, &side, &err) ||
             wb_reveal_gate(side.rec.lesson, side.path, "grader explain --trace", "its kernels", reveal, &err)) {
-            wb_cli_error("explain", err.message);
-            rc = err.code;
+            rc = wb_cli_finish("explain", err.code, err.message);
         } else {
             for (size_t i = 0; i < side.rec.n_runs; i++)
                 if (!side.variant[0] || !strcmp(side.variant, side.rec.runs[i].variant)) explain_run(&side.rec.runs[i], json, out);

@@ -338,8 +338,8 @@ int cmd_verify(int argc, char **argv) {
     wb_error err = {0};
     int rc = run_verify(&o, &err);
     if (err.code) {
-        wb_cli_error("verify", err.message);
         if (!strcmp(o.format, "json")) wb_report_json_error(stdout, rc, err.message);
+        rc = wb_cli_finish("verify", rc, err.message);
     }
     return rc;
 }

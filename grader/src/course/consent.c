@@ -91,7 +91,7 @@ int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *re
         wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
         consent = wb_confirm("Show them anyway?");
         if (!consent)
-            return wb_fail(err, WB_EXIT_INPUT, "nothing shown. Predict lesson %s first (grader check %s), then look again",
+            return wb_fail(err, WB_STOPPED, "Nothing shown. Predict lesson %s first (grader check %s), then look again.",
                            lesson, lesson);
     }
     if (!consent)

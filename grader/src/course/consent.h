@@ -35,7 +35,8 @@ int wb_reveal_is_news(const char *lesson, const char *lesson_dir, const char *re
 /* The reveal gate for the lesson a recording (at path recording, may be NULL) holds. command
  * names the caller in messages ("grader diff"), what says what would be shown ("its kernels").
  * consent: --reveal was given. Returns 0 when the facts may be shown (the reveal recorded when
- * it is one), else WB_EXIT_INPUT with err saying how to go on. */
+ * it is one); WB_STOPPED when the learner said no at the terminal (not an error: wb_cli_finish);
+ * else WB_EXIT_INPUT with err saying how to go on. */
 int wb_reveal_gate(const char *lesson, const char *recording, const char *command, const char *what, int consent,
                    wb_error *err);
 /* The same gate for a lesson found by its folder (lesson_dir, as wb_reveal_is_news takes it). */

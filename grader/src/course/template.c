@@ -99,6 +99,18 @@ static int seen_before(char *const *facts, size_t i) {
     return 0;
 }
 
+const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) {
+    size_t n_kinds;
+    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
+    int asks_time = 0;
+    for (size_t j = 0; j < q->n_facts && !asks_time; j++)
+        for (size_t k = 0; k < n_kinds && !asks_time; k++)
+            asks_time = kinds[k].value == WB_FACT_VALUE_TIME && !strcmp(q->facts[j], kinds[k].name);
+    if (asks_time) snprintf(buf, cap, "Times are right within %g%% of the measured value (the median occurrence).", 100 * q->tolerance);
+    else if (cap) buf[0] = '\0';
+    return buf;
+}
+
 char *wb_predictions_template(const wb_lesson *l) {
     buffer b = {0};
     char q[1024];
@@ -114,6 +126,8 @@ char *wb_predictions_template(const wb_lesson *l) {
         const wb_question *x = &l->questions[i];
         put(&b, "%s", i ? "\n" : "");
         put_comment(&b, "  ", "Q: ", x->ask);
+        char note[160];
+        if (wb_question_tolerance_note(x, note, sizeof note)[0]) put_comment(&b, "  ", "   ", note);
         put(&b, "  - id: %s\n", wb_yaml_quote(x->id, q, sizeof q));
         if (x->variant) put(&b, "    variant: %s\n", wb_yaml_quote(x->variant, q, sizeof q));
         put(&b, "    range: %s\n", wb_yaml_quote(x->range, q, sizeof q));

@@ -14,6 +14,12 @@
 
 #include <stddef.h>
 
+/* The rule a question's times are graded by, from its tolerance in lesson.yaml (the one source of
+ * it): "Times are right within 40% of the measured value (the median occurrence)." into buf, or
+ * "" when the question asks no time (gpu_us, wall_us, overlap_us). The template writes it under
+ * the question and `grader check` prints it with the question, so no text states it by hand. */
+const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap);
+
 /* The template's text (malloc'd), or NULL when out of memory. */
 char *wb_predictions_template(const wb_lesson *l);
 

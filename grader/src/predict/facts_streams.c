@@ -16,5 +16,5 @@ void wb_describe_streams(const wb_fact *f, const char *range, char *buf, size_t 
 }
 
 void wb_describe_overlap_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once (within 25%%)", range);
+    snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once", range);
 }

@@ -16,7 +16,7 @@
  *       memcpys: 0
  *       memcpys_named: {HtoD pageable: 8}  # copies by direction and memory (overlap.h)
  *       streams: 3              # distinct streams of the range's GPU work
- *       overlap_us: 400         # GPU time with two or more operations at once, within 25%
+ *       overlap_us: 400         # GPU time with two or more operations at once
  *       gpu_us: 180             # time facts (docs/predictions.md): microseconds, decimals allowed,
  *       wall_us: 40             #   right within the question's tolerance (default 25%)
  *       bound: memory           # overhead, memory or compute, by the grader's one rule

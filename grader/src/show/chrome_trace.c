@@ -185,6 +185,11 @@ static void flow_end(sink *f, const char *ph, unsigned long long id, int pid, ui
     put_char(f, '}');
 }
 
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Distinct ids from a sorted list of lane ids. */
 static int u32_cmp(const void *a, const void *b) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -207,9 +212,38 @@ static size_t unique_sorted(uint32_t *v, size_t n) {
 
 /* One process of a run (rank `rank`; the run itself for one process): its three trace processes
  * from pid `host` on. */
-static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank, int host, int whole_run) {
+/* Ends sp before the (cap + 1)-th record (API call, kernel, memset or memcpy, NVTX range) of rank
+ * that it shows, so that at most cap are written. Returns how many are left out after the new
+ * end; 0 when all fit. */
+static size_t cap_span(const wb_capture *c, int rank, span *sp, size_t cap) {
+    size_t n = 0, total = c->n_api + c->n_kernels + c->n_ops + c->n_ranges;
+    uint64_t *starts = malloc((total + 1) * sizeof *starts);
+    if (!starts) return 0;
+#define TAKE(arr, count, END)                                                                      \
+    for (size_t i = 0; i < (count); i++)                                                           \
+        if (arr[i].rank == rank && shown(*sp, arr[i].start, END)) starts[n++] = arr[i].start < sp->lo ? sp->lo : arr[i].start;
+    TAKE(c->api, c->n_api, c->api[i].end)
+    TAKE(c->kernels, c->n_kernels, c->kernels[i].end)
+    TAKE(c->ops, c->n_ops, c->ops[i].end)
+    TAKE(c->ranges, c->n_ranges, c->ranges[i].end == WB_OPEN_END ? c->ranges[i].start : c->ranges[i].end)
+#undef TAKE
+    size_t left_out = 0;
+    if (n > cap) {
+        qsort(starts, n, sizeof *starts, u64_cmp);
+        uint64_t first_out = starts[cap]; /* records starting at it or later are not written */
+        sp->hi = first_out > sp->lo ? first_out - 1 : sp->lo;
+        for (size_t i = 0; i < n; i++) left_out += starts[i] > sp->hi;
+    }
+    free(starts);
+    return left_out;
+}
+
+static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank, int host, int whole_run, size_t cap,
+                     size_t *left_out) {
     const wb_capture *c = &run->capture;
     span sp = run_span(c, whole_run);
+    size_t cut = cap_span(c, rank, &sp, cap);
+    *left_out += cut;
     int gpu = host + 1, nvtx = host + 2;
     char name[320], who[160];
     if (c->world_size > 1) snprintf(who, sizeof who, "%s rank %d", run->variant, rank);
@@ -344,23 +378,55 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
         uint64_t end = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
         lit(complete(events, "profiled window (cudaProfilerStart..Stop)", "window", nvtx, 0, sp, c->windows[i].start, end), "}}");
     }
+    if (cut) { /* where the trace stops, on the NVTX lanes, with what it leaves out */
+        sink *f = event(events);
+        snprintf(name, sizeof name, "trace cut here: the %zu records after this point are not written (at most %zu a "
+                 "process; docs/limits.md)", cut, cap);
+        lit(f, "{\"name\":");
+        json_string_out(f, name);
+        lit(f, ",\"cat\":\"cut\",\"ph\":\"i\",\"s\":\"g\",\"pid\":");
+        num_out(f, nvtx);
+        lit(f, ",\"tid\":0,\"ts\":");
+        us_out(f, at(sp, sp.hi));
+        lit(f, ",\"args\":{\"records_left_out\":");
+        unum_out(f, cut, 0);
+        lit(f, "}}");
+    }
 }
 
-/* The whole file to f. Returns 0, or -1 when writing failed. */
-static int write_trace(FILE *out, const wb_recording *rec, int whole_run) {
+size_t wb_trace_max_records(void) {
+    const char *v = getenv("WB_TRACE_MAX_RECORDS");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 ? (size_t)n : WB_TRACE_MAX_RECORDS_DEFAULT;
+}
+
+/* The whole file to f; *left_out gets the records not written. Returns 0, or -1 when writing
+ * failed. */
+static int write_trace(FILE *out, const wb_recording *rec, int whole_run, size_t *left_out) {
     sink *f = malloc(sizeof *f);
     if (!f) return -1;
     f->out = out, f->n = 0, f->len = 0;
+    *left_out = 0;
+    size_t parts = 0; /* the cap is shared by the processes (each rank of each run) */
+    for (size_t i = 0; i < rec->n_runs; i++) parts += (size_t)wb_capture_ranks(&rec->runs[i].capture);
+    size_t cap = wb_trace_max_records() / (parts ? parts : 1);
+    if (cap < 1) cap = 1;
     lit(f, "{\"traceEvents\":[");
     int pid = 1; /* three trace processes per rank of each run, numbered on */
     for (size_t i = 0; i < rec->n_runs; i++)
-        for (int r = 0; r < wb_capture_ranks(&rec->runs[i].capture); r++, pid += 3) add_rank(f, &rec->runs[i], i, r, pid, whole_run);
+        for (int r = 0; r < wb_capture_ranks(&rec->runs[i].capture); r++, pid += 3)
+            add_rank(f, &rec->runs[i], i, r, pid, whole_run, cap, left_out);
     lit(f, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lesson\":");
     json_string_out(f, rec->lesson ? rec->lesson : "");
     if (rec->recorded_at) lit(f, ",\"recorded_at\":"), json_string_out(f, rec->recorded_at);
     lit(f, ",\"made_by\":\"gpu-workbench grader\",\"shows\":\"");
     lit(f, whole_run ? "the whole run" : "the profiled window");
-    lit(f, "\"}}\n");
+    lit(f, "\",\"records_per_process_at_most\":");
+    unum_out(f, cap, 0);
+    lit(f, ",\"records_left_out\":");
+    unum_out(f, *left_out, 0);
+    lit(f, "}}\n");
     flush(f);
     free(f);
     return ferror(out) ? -1 : 0;
@@ -370,10 +436,10 @@ json_t *wb_chrome_trace(const wb_recording *rec) { return wb_chrome_trace_of(rec
 
 json_t *wb_chrome_trace_of(const wb_recording *rec, int whole_run) {
     char *text = NULL;
-    size_t n = 0;
+    size_t n = 0, left_out;
     FILE *f = open_memstream(&text, &n);
     if (!f) return NULL;
-    int rc = write_trace(f, rec, whole_run);
+    int rc = write_trace(f, rec, whole_run, &left_out);
     fclose(f);
     json_t *root = rc ? NULL : json_loadb(text, n, 0, NULL);
     free(text);
@@ -381,12 +447,13 @@ json_t *wb_chrome_trace_of(const wb_recording *rec, int whole_run) {
 }
 
 int wb_chrome_trace_write(const wb_recording *rec, const char *path, wb_error *err) {
-    return wb_chrome_trace_write_of(rec, 0, path, err);
+    return wb_chrome_trace_write_of(rec, 0, path, NULL, err);
 }
 
-int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char *path, wb_error *err) {
+int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char *path, size_t *left_out, wb_error *err) {
+    size_t ignored;
     FILE *f = fopen(path, "w");
-    int failed = !f || write_trace(f, rec, whole_run) != 0;
+    int failed = !f || write_trace(f, rec, whole_run, left_out ? left_out : &ignored) != 0;
     if (f) failed |= fclose(f) != 0;
     if (failed) {
         unlink(path); /* no truncated trace left behind */

@@ -26,10 +26,19 @@
 
 #include <jansson.h>
 
+/* Output bounded like input (docs/limits.md): a file holds at most wb_trace_max_records() API
+ * calls, kernels, memsets, memcpys and NVTX ranges, shared evenly by its processes (each rank of
+ * each run); a process with more is written up to the time of its first record past its share,
+ * and an instant event "trace cut here" there says how many records follow (otherData's
+ * records_left_out adds them up). WB_TRACE_MAX_RECORDS sets the bound (tests lower it). */
+#define WB_TRACE_MAX_RECORDS_DEFAULT 400000
+size_t wb_trace_max_records(void);
+
 /* The trace as a JSON object (caller json_decref's it). */
 json_t *wb_chrome_trace(const wb_recording *rec); /* the profiled windows */
 json_t *wb_chrome_trace_of(const wb_recording *rec, int whole_run);
 int wb_chrome_trace_write(const wb_recording *rec, const char *path, wb_error *err);
-int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char *path, wb_error *err);
+/* left_out (may be NULL) gets the records the bound left out. */
+int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char *path, size_t *left_out, wb_error *err);
 
 #endif

@@ -76,10 +76,16 @@ static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width)
     if (x->is_time && x->actual >= 0)
         fprintf(m, "  (right from %s us: within %.0f%%, median of %zu)", wb_graded_band_text(x, band, sizeof band),
                 100 * x->tolerance, x->n_occurrences);
-    if (wb_fact_value_of(x->fact)->judged && x->n_occurrences)
-        fprintf(m, "  (GPU time %.1f us, wall time %.1f us%s; compute floor %.2f us, memory floor %.2f us)", x->bound.gpu_us,
-                x->bound.wall_us, x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ": GPU under half the wall" : "",
-                x->bound.compute_us, x->bound.memory_us);
+    if (wb_fact_value_of(x->fact)->judged && x->n_occurrences) {
+        /* GPU time sums the durations of the work the range launched, which runs on after the
+         * host leaves the range and may run on several streams at once: it can pass the wall */
+        const char *why = x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ": GPU under half the wall"
+                          : x->bound.gpu_us > x->bound.wall_us ? ": more than the wall, as the launched work ran on after the host "
+                                                                 "left the range, or on several streams at once"
+                                                               : "";
+        fprintf(m, "  (GPU time of the work it launched %.1f us, wall time on the host %.1f us%s; compute floor %.2f us, "
+                   "memory floor %.2f us)", x->bound.gpu_us, x->bound.wall_us, why, x->bound.compute_us, x->bound.memory_us);
+    }
     fclose(m);
     int col = FACT_PREFIX + label_w + 1 + (n > 0 ? n : FACT_PREDICTED);
     wb_wrap(f, text, col, FACT_PREFIX + 2, width); /* the rest of a verdict under the label, not at its right */

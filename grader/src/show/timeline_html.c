@@ -22,7 +22,6 @@
 #define LABEL_X 10.0
 #define PLOT_X0 190.0
 #define PLOT_X1 1184.0
-#define CHAR_W 6.4 /* average advance of an 11px sans-serif character, for fitting labels into boxes */
 
 /* ---- text --------------------------------------------------------------------------------- */
 
@@ -41,16 +40,88 @@ static void xml(FILE *f, const char *s) {
     }
 }
 
-/* A label that fits a box of w units, or nothing when none would be legible. */
-static void box_label(FILE *f, double x, double y, double w, const char *name, const char *cls) {
-    if (w < 26) return;
-    char buf[512];
-    size_t n = wb_fit_name_start(name, (size_t)((w - 6) / CHAR_W), buf, sizeof buf) ? wb_columns(buf) : 0;
-    size_t cut = strstr(buf, "...") && !strstr(name, "...") ? 3 : 0;
-    if (n - cut < (cut ? 4 : 2)) return; /* "c..." says nothing: leave it to the hover */
-    fprintf(f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x + 3, y);
-    xml(f, buf);
+/* The width of s in a px sans-serif font, from DejaVu Sans's advances (the font headless Chromium
+ * and many Linux desktops fall back to, and wider than most): an estimate on the wide side, so
+ * that a label measured to fit its room does fit it. */
+static double text_width(const char *s, double px) {
+    double em = 0;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if ((ch & 0xC0) == 0x80) continue; /* a UTF-8 continuation byte: counted with its lead */
+        if (strchr("il.,:;'|!j", ch)) em += 0.30;
+        else if (strchr("ftr ()[]-", ch)) em += 0.42;
+        else if (ch == 'm' || ch == 'w') em += 0.98;
+        else if (ch == 'M' || ch == 'W') em += 1.0;
+        else if (ch >= 'A' && ch <= 'Z') em += 0.78;
+        else if (ch >= '0' && ch <= '9') em += 0.64;
+        else if (strchr("<>=+~*", ch)) em += 0.84;
+        else em += 0.64;
+    }
+    return em * px * 1.03;
+}
+
+/* name shortened (wb_fit_name_start) to what fits room units of 11px text, into buf; returns the
+ * characters of the name it shows, 0 when none would be legible ("c..." says nothing: the hover
+ * names it). */
+static size_t fit_label(const char *name, double room, char *buf, size_t cap) {
+    if (room < 20) return 0;
+    size_t cols = (size_t)((room - 6) / 3.3) + 1, whole = wb_columns(name) + 1;
+    if (cols > whole) cols = whole;
+    do {
+        wb_fit_name_start(name, --cols, buf, cap);
+    } while (cols > 0 && text_width(buf, 11) > room - 6);
+    size_t n = cols ? wb_columns(buf) : 0, cut = strstr(buf, "...") && !strstr(name, "...") ? 3 : 0;
+    return n >= cut + (cut ? 4 : 2) ? n - cut : 0;
+}
+
+/* A box's name: inside the box (w units wide) when it fits whole or the box holds 12 characters
+ * of it; else wherever more of it shows: inside, shortened with "...", or in dark text on the
+ * lane beside the box, to its right (room units before the next box of its row) or to its left
+ * (from *used, where the row's last box or label ends). Nothing when none would be legible; the
+ * box's <title> holds the full name for the hover. *used moves past what was drawn. */
+static void box_label(FILE *f, double x, double y, double w, double room, double *used, const char *name, const char *cls) {
+    char inside[512], right[512], left[512];
+    double room_left = x - *used - 2;
+    size_t in = fit_label(name, w, inside, sizeof inside), out = fit_label(name, room, right, sizeof right);
+    size_t lft = fit_label(name, room_left, left, sizeof left);
+    int whole_inside = in > 0 && !strcmp(inside, name);
+    if (x + w > *used) *used = x + w;
+    if (whole_inside || in >= 12 || (in >= out && in >= lft)) {
+        if (!in) return;
+        fprintf(f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x + 3, y);
+        xml(f, inside);
+    } else if (out >= lft) {
+        fprintf(f, "<text class=\"box-label outside-label\" x=\"%.1f\" y=\"%.1f\">", x + w + 3, y);
+        xml(f, right);
+        *used = x + w + 3 + text_width(right, 11);
+    } else {
+        fprintf(f, "<text class=\"box-label outside-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", x - 3, y);
+        xml(f, left);
+    }
     fputs("</text>", f);
+}
+
+/* A box of a row (an NVTX depth, the host lane, a GPU stream) and the free room to its right. */
+typedef struct {
+    size_t i;      /* the range, call or work it draws */
+    long row;
+    double x, w, room;
+} placed_box;
+
+static int placed_cmp(const void *a, const void *b) {
+    const placed_box *p = a, *q = b;
+    if (p->row != q->row) return (p->row > q->row) - (p->row < q->row);
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Sorts the boxes by row and start; each one's room reaches the next box of its row, or the end
+ * of the plot. */
+static void place_boxes(placed_box *b, size_t n) {
+    qsort(b, n, sizeof *b, placed_cmp);
+    for (size_t k = 0; k < n; k++) {
+        double next = k + 1 < n && b[k + 1].row == b[k].row ? b[k + 1].x : PLOT_X1 + 2;
+        b[k].room = next - (b[k].x + b[k].w) - 2;
+    }
 }
 
 static double us(uint64_t ns) { return (double)ns / 1000.0; }
@@ -71,6 +142,11 @@ typedef struct {
     size_t n_kernels, n_ops, n_api;
     uint64_t gpu_busy_ns;
     double x_scale;          /* units per ns */
+    /* output bounded like input (docs/limits.md): past the cap, what starts after `cut` is not drawn */
+    uint64_t cut;            /* the last instant drawn, or UINT64_MAX: all of the step */
+    size_t cap;              /* at most this many items drawn (work, host calls, ranges) */
+    size_t undrawn_kernels, undrawn_memsets, undrawn_memcpys, undrawn_api, undrawn_ranges;
+    uint64_t undrawn_gpu_ns; /* the GPU time of the work not drawn */
 } step_view;
 
 static double xpos(const step_view *s, uint64_t t) {
@@ -107,6 +183,70 @@ static int wall_cmp(const void *a, const void *b, void *ctx) {
 }
 
 static int work_rank(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].rank : c->ops[i - c->n_kernels].rank; }
+
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t wb_timeline_max_items(void) {
+    const char *v = getenv("WB_TIMELINE_MAX_ITEMS");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 ? (size_t)n : WB_TIMELINE_MAX_ITEMS_DEFAULT;
+}
+
+static int in_step_ranges(const step_view *s, const wb_range *r);
+
+static uint64_t work_start(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].start : c->ops[i - c->n_kernels].start; }
+static uint64_t work_end(const wb_capture *c, size_t i) { return i < c->n_kernels ? c->kernels[i].end : c->ops[i - c->n_kernels].end; }
+
+/* 1 when API call i is one the host lane of s draws (before any cut). */
+static int host_call(const step_view *s, size_t i, uint64_t hi) {
+    const wb_api_call *a = &s->c->api[i];
+    return a->rank == s->rank && a->thread == s->thread && a->end >= s->start && a->start <= hi;
+}
+
+/* The cap on what one step draws: the step's work, its thread's calls and its ranges, up to
+ * (hi). When there are more than s->cap, the drawing stops before the first item past the cap
+ * (s->cut) and what starts later is counted for the summary instead. 0, or -1 out of memory. */
+static int step_cut(step_view *s, uint64_t hi) {
+    const wb_capture *c = s->c;
+    s->cut = UINT64_MAX;
+    s->cap = wb_timeline_max_items();
+    size_t n = 0, total = c->n_kernels + c->n_ops + c->n_api + c->n_ranges;
+    uint64_t *starts = malloc((total + 1) * sizeof *starts);
+    if (!starts) return -1;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) /* its own work, and any other that runs while it is drawn */
+        if (s->launched_here[i] || (work_rank(c, i) == s->rank && work_end(c, i) >= s->start && work_start(c, i) <= hi))
+            starts[n++] = work_start(c, i) < s->start ? s->start : work_start(c, i);
+    for (size_t i = 0; i < c->n_api; i++)
+        if (host_call(s, i, hi)) starts[n++] = c->api[i].start;
+    for (size_t i = 0; i < c->n_ranges; i++)
+        if (in_step_ranges(s, &c->ranges[i])) starts[n++] = c->ranges[i].start;
+    if (n > s->cap) {
+        qsort(starts, n, sizeof *starts, u64_cmp);
+        uint64_t first_out = starts[s->cap];
+        s->cut = first_out > s->start ? first_out - 1 : s->start;
+        for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+            if (!s->launched_here[i] || work_start(c, i) <= s->cut) continue;
+            if (i < c->n_kernels) s->undrawn_kernels++;
+            else if (c->ops[i - c->n_kernels].kind == WB_GPU_MEMSET) s->undrawn_memsets++;
+            else s->undrawn_memcpys++;
+            s->undrawn_gpu_ns += work_end(c, i) - work_start(c, i);
+        }
+        for (size_t i = 0; i < c->n_api; i++)
+            s->undrawn_api += host_call(s, i, hi) && !c->api[i].nested && c->api[i].start > s->cut;
+        for (size_t i = 0; i < c->n_ranges; i++) s->undrawn_ranges += in_step_ranges(s, &c->ranges[i]) && c->ranges[i].start > s->cut;
+    }
+    free(starts);
+    return 0;
+}
 
 /* Chooses the step of rank and what belongs to it. Returns 0, or -1 when out of memory. */
 static int step_build(step_view *s, const wb_capture *c, const char *variant, int rank) {
@@ -157,15 +297,21 @@ static int step_build(step_view *s, const wb_capture *c, const char *variant, in
             if (e > s->end) s->end = e;
         }
         if (n_windows == 0) s->start = c->t0;
-        size_t best = 0;
+        uint32_t *threads = malloc((c->n_api + 1) * sizeof *threads);
+        if (!threads) return -1;
+        size_t n_threads = 0, best = 0;
         for (size_t i = 0; i < c->n_api; i++) {
             const wb_api_call *a = &c->api[i];
             if (a->rank != rank) continue;
             if (n_windows == 0 && a->end > s->end) s->end = a->end;
-            size_t n = 0;
-            for (size_t j = 0; j < c->n_api && n <= best; j++) n += c->api[j].thread == a->thread && c->api[j].rank == rank;
-            if (n > best) best = n, s->thread = a->thread;
+            threads[n_threads++] = a->thread;
         }
+        qsort(threads, n_threads, sizeof *threads, u32_cmp); /* the busiest thread: the longest run of one id */
+        for (size_t i = 0, run = 0; i < n_threads; i++) {
+            run = i && threads[i] == threads[i - 1] ? run + 1 : 1;
+            if (run > best) best = run, s->thread = threads[i];
+        }
+        free(threads);
         if (s->start > s->end) s->start = s->end; /* a rank with no API call at all */
         for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
             long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
@@ -188,9 +334,12 @@ static int step_build(step_view *s, const wb_capture *c, const char *variant, in
         if (e > hi) hi = e;
         s->gpu_busy_ns += e - st;
     }
+    if (step_cut(s, hi)) return -1;
+    if (s->cut != UINT64_MAX) hi = s->cut;
     uint64_t pad = (hi - s->start) / 60 + 1;
     s->lo = s->start > pad ? s->start - pad : 0;
     s->hi = hi + pad;
+    if (s->cut != UINT64_MAX) s->lo = s->start, s->hi = s->cut; /* nothing outside what was counted, not even padding */
     s->x_scale = (PLOT_X1 - PLOT_X0) / (double)(s->hi - s->lo);
     return 0;
 }
@@ -213,6 +362,9 @@ typedef struct {
     double axis_y, height;
 } layout;
 
+/* A range of the step drawn: in it, and starting before any cut. */
+static int drawn_range(const step_view *s, const wb_range *r) { return in_step_ranges(s, r) && r->start <= s->cut; }
+
 static int in_step_ranges(const step_view *s, const wb_range *r) {
     if (r->rank != s->rank) return 0;
     if (s->range < 0) return !r->is_mark && r->end != WB_OPEN_END && r->thread == s->thread && r->start >= s->start && r->end <= s->end;
@@ -233,7 +385,7 @@ static void layout_build(const step_view *s, layout *l) {
     const wb_capture *c = s->c;
     int base = s->range >= 0 ? c->ranges[s->range].depth : 0, deepest = -1;
     for (size_t i = 0; i < c->n_ranges; i++)
-        if (in_step_ranges(s, &c->ranges[i]) && c->ranges[i].depth - base > deepest) deepest = c->ranges[i].depth - base;
+        if (drawn_range(s, &c->ranges[i]) && c->ranges[i].depth - base > deepest) deepest = c->ranges[i].depth - base;
     l->nvtx_rows = deepest + 1;
     l->nvtx_row = 20;
     l->nvtx_y = 34;
@@ -329,23 +481,34 @@ static void nvtx_lane(FILE *f, const step_view *s, const layout *l) {
     const wb_capture *c = s->c;
     if (l->nvtx_rows == 0) return;
     int base = s->range >= 0 ? c->ranges[s->range].depth : 0;
-    fprintf(f, "<g class=\"lane\" data-lane=\"nvtx\">");
+    placed_box *boxes = calloc(c->n_ranges + 1, sizeof *boxes);
+    if (!boxes) return;
+    size_t n = 0;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (!in_step_ranges(s, r)) continue;
-        int row = r->depth - base;
-        double x = xpos(s, r->start), w = xpos(s, r->end) - x, y = l->nvtx_y + row * l->nvtx_row;
-        if (w < 1) w = 1;
+        if (!drawn_range(s, r)) continue;
+        double x = xpos(s, r->start), w = xpos(s, r->end) - x;
+        boxes[n++] = (placed_box){i, r->depth - base, x, w < 1 ? 1 : w, 0};
+    }
+    place_boxes(boxes, n);
+    fprintf(f, "<g class=\"lane\" data-lane=\"nvtx\">");
+    double used = 0;
+    for (size_t k = 0; k < n; k++) {
+        const wb_range *r = &c->ranges[boxes[k].i];
+        if (k == 0 || boxes[k].row != boxes[k - 1].row) used = PLOT_X0 - 4; /* a new row */
+        int row = (int)boxes[k].row;
+        double x = boxes[k].x, w = boxes[k].w, y = l->nvtx_y + row * l->nvtx_row;
         fprintf(f, "<g class=\"range depth%d\" data-name=\"", row % 5);
         xml(f, r->name);
         fprintf(f, "\"><title>range ");
         xml(f, r->name);
         fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s</title>", us(r->end - r->start), us(r->start - s->start));
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, l->nvtx_row - 3);
-        box_label(f, x, y + 12.5, w, r->name, "box-label dark");
+        box_label(f, x, y + 12.5, w, boxes[k].room, &used, r->name, "box-label dark");
         fputs("</g>", f);
     }
     fputs("</g>\n", f);
+    free(boxes);
 }
 
 /* Calls that launched GPU work, calls that wait for it, and the rest. */
@@ -357,12 +520,22 @@ static const char *api_class(const wb_capture *c, size_t i, const char *launcher
 
 static void host_lane(FILE *f, const step_view *s, const layout *l, const char *launchers) {
     const wb_capture *c = s->c;
-    fprintf(f, "<g class=\"lane\" data-lane=\"host\">");
+    placed_box *boxes = calloc(c->n_api + 1, sizeof *boxes);
+    if (!boxes) return;
+    size_t n = 0;
     for (size_t i = 0; i < c->n_api; i++) {
         const wb_api_call *a = &c->api[i];
         if (a->rank != s->rank || a->thread != s->thread || !visible(s, a->start, a->end)) continue;
         double x = xpos(s, a->start), w = xpos(s, a->end) - x;
-        if (w < 1) w = 1;
+        boxes[n++] = (placed_box){i, a->nested, x, w < 1 ? 1 : w, 0};
+    }
+    place_boxes(boxes, n);
+    fprintf(f, "<g class=\"lane\" data-lane=\"host\">");
+    double used = PLOT_X0 - 4;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = boxes[k].i;
+        const wb_api_call *a = &c->api[i];
+        double x = boxes[k].x, w = boxes[k].w;
         double y = a->nested ? l->nested_y : l->host_y, h = a->nested ? 8 : l->host_h;
         fprintf(f, "<g class=\"%s%s\" data-name=\"", a->nested ? "api nested" : api_class(c, i, launchers),
                 a->start < s->start || a->start > s->end ? " outside" : "");
@@ -372,10 +545,11 @@ static void host_lane(FILE *f, const step_view *s, const layout *l, const char *
         fprintf(f, "%s\n%.2f &#181;s, from %.2f &#181;s%s</title>", a->driver ? " (driver API)" : " (runtime API)", us(a->end - a->start),
                 ((double)a->start - (double)s->start) / 1000.0, a->nested ? "\nmade by the runtime inside another call" : "");
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, h);
-        if (!a->nested) box_label(f, x, y + 16, w, a->name, "box-label");
+        if (!a->nested) box_label(f, x, y + 16, w, boxes[k].room, &used, a->name, "box-label");
         fputs("</g>", f);
     }
     fputs("</g>\n", f);
+    free(boxes);
 }
 
 static void describe_work(FILE *f, const step_view *s, size_t i) {
@@ -409,29 +583,41 @@ static void work_name(const wb_capture *c, size_t i, char *buf, size_t cap) {
 
 static void gpu_lanes(FILE *f, const step_view *s, const layout *l) {
     const wb_capture *c = s->c;
-    for (int k = 0; k < l->n_streams; k++) {
-        fprintf(f, "<g class=\"lane\" data-lane=\"gpu\" data-stream=\"%u\">", l->streams[k]);
-        double y = stream_y(l, l->streams[k]);
-        for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
-            uint32_t stream;
-            uint64_t start, end;
-            if (!stream_of(s, i, &stream, &start, &end) || stream != l->streams[k]) continue;
+    placed_box *boxes = calloc(c->n_kernels + c->n_ops + 1, sizeof *boxes);
+    if (!boxes) return;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_kernels + c->n_ops; i++) {
+        uint32_t stream;
+        uint64_t start, end;
+        if (!stream_of(s, i, &stream, &start, &end)) continue;
+        double x = xpos(s, start), w = xpos(s, end) - x;
+        boxes[n++] = (placed_box){i, stream, x, w < 1.2 ? 1.2 : w, 0};
+    }
+    place_boxes(boxes, n);
+    size_t k = 0;
+    for (int lane = 0; lane < l->n_streams; lane++) {
+        fprintf(f, "<g class=\"lane\" data-lane=\"gpu\" data-stream=\"%u\">", l->streams[lane]);
+        double y = stream_y(l, l->streams[lane]);
+        while (k < n && boxes[k].row < (long)l->streams[lane]) k++; /* a stream past the 64 lanes drawn */
+        double used = PLOT_X0 - 4;
+        for (; k < n && boxes[k].row == (long)l->streams[lane]; k++) {
+            size_t i = boxes[k].i;
             const char *cls = i >= c->n_kernels ? (c->ops[i - c->n_kernels].kind == WB_GPU_MEMCPY ? "memcpy" : "memset")
                               : wb_is_gemm(c->kernels[i].name, NULL) ? "kernel gemm" : "kernel";
             char name[2048];
             work_name(c, i, name, sizeof name);
-            double x = xpos(s, start), w = xpos(s, end) - x;
-            if (w < 1.2) w = 1.2;
+            double x = boxes[k].x, w = boxes[k].w;
             fprintf(f, "<g class=\"work %s%s\" data-name=\"", cls, s->launched_here[i] ? "" : " outside");
             xml(f, name);
             fputs("\"><title>", f);
             describe_work(f, s, i);
             fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, l->gpu_h);
-            box_label(f, x, y + l->gpu_h / 2 + 4, w, name, "box-label");
+            box_label(f, x, y + l->gpu_h / 2 + 4, w, boxes[k].room, &used, name, "box-label");
             fputs("</g>", f);
         }
         fputs("</g>\n", f);
     }
+    free(boxes);
     if (l->n_streams == 0)
         fprintf(f, "<text class=\"lane-sub\" x=\"%.1f\" y=\"%.1f\">no GPU work ran in this step</text>\n", PLOT_X0, l->gpu_y + 16);
 }
@@ -505,7 +691,7 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
     double scale_ns = 1;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const wb_range *r = &c->ranges[i];
-        if (!in_step_ranges(s, r)) continue;
+        if (!drawn_range(s, r)) continue;
         wb_occurrences occ; /* this range's own: all of its name's made this quadratic (1.6 s of a 200 MB capture) */
         if (wb_find_occurrence_of(c, (long)i, &occ)) goto oom;
         for (size_t k = 0; k < occ.n; k++) {
@@ -527,7 +713,10 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         return 0;
     }
     int base = s->range >= 0 ? c->ranges[s->range].depth : 0, any_floor = 0;
-    double row_h = 26, x0 = PLOT_X0, x1 = PLOT_X1 - 300, height = 12 + n * row_h;
+    for (size_t k = 0; k < n; k++) any_floor |= find_floor(ctx, s->variant, c->ranges[rows[k]].name) != NULL;
+    /* names in the label column (shortened with "...", whole in the hover); the values at the
+     * right, on two lines when a floor adds its own */
+    double row_h = any_floor ? 32 : 26, x0 = PLOT_X0, x1 = PLOT_X1 - 330, height = 12 + n * row_h;
     fprintf(f, "<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                "aria-label=\"time per range\">\n", WIDTH, height);
     for (size_t k = 0; k < n; k++) {
@@ -535,25 +724,33 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         const wb_range_floor *fl = find_floor(ctx, s->variant, r->name);
         double y = 6 + k * row_h, wall = (double)(r->end - r->start);
         double w_wall = (x1 - x0) * wall / scale_ns, w_gpu = (x1 - x0) * gpu[k] / scale_ns;
+        double indent = 12.0 * (r->depth - base), name_room = PLOT_X0 - 8 - LABEL_X - (indent < 120 ? indent : 120);
+        char shown[512];
+        size_t cols = wb_columns(r->name) + 1;
+        do { /* 13px semibold: a tenth wider than the regular weight */
+            wb_fit_name_start(r->name, --cols, shown, sizeof shown);
+        } while (cols > 1 && text_width(shown, 13 * 1.1) > name_room);
         fprintf(f, "<g class=\"bar-row\" data-name=\"");
         xml(f, r->name);
-        fprintf(f, "\"><text class=\"lane-title\" x=\"%.1f\" y=\"%.1f\">", LABEL_X + 12 * (r->depth - base), y + 14);
+        fprintf(f, "\"><text class=\"lane-title\" x=\"%.1f\" y=\"%.1f\"><title>", PLOT_X0 - 8 - name_room, y + 14);
         xml(f, r->name);
+        fputs("</title>", f);
+        xml(f, shown);
         fprintf(f, "</text><rect class=\"bar-wall\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" rx=\"2\"><title>wall time of the "
                    "range: %.2f &#181;s</title></rect>", x0, y, w_wall > 1 ? w_wall : 1, wall / 1000);
         fprintf(f, "<rect class=\"bar-gpu\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" rx=\"2\"><title>GPU time of the work "
                    "launched in the range: %.2f &#181;s</title></rect>", x0, y + 4, w_gpu, gpu[k] / 1000);
         if (fl) {
-            any_floor = 1;
             double xf = x0 + (x1 - x0) * fl->floor_ns / scale_ns;
             fprintf(f, "<line class=\"floor\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"><title>floor: %.2f &#181;s%s%s</title></line>",
                     xf, y - 2, xf, y + 20, fl->floor_ns / 1000, fl->bound ? ", " : "", fl->bound ? fl->bound : "");
         }
-        fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">wall %.2f &#181;s, GPU %.2f &#181;s", x1 + 10, y + 14, wall / 1000,
-                gpu[k] / 1000);
+        fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">wall %.2f &#181;s, GPU %.2f &#181;s", x1 + 10, y + (fl ? 10 : 14),
+                wall / 1000, gpu[k] / 1000);
         if (fl) {
-            fprintf(f, ", floor %.2f &#181;s", fl->floor_ns / 1000);
-            if (gpu[k] > 0) fprintf(f, " (%.0f%% of it)", 100.0 * fl->floor_ns / gpu[k]);
+            fprintf(f, "<tspan x=\"%.1f\" dy=\"14\">floor %.2f &#181;s", x1 + 10, fl->floor_ns / 1000);
+            if (gpu[k] > 0) fprintf(f, " (%.0f%% of the GPU time)", 100.0 * fl->floor_ns / gpu[k]);
+            fputs("</tspan>", f);
         }
         fputs("</text></g>\n", f);
     }
@@ -584,7 +781,7 @@ static void work_table(FILE *f, const step_view *s) {
     size_t n = 0, *order = calloc(c->n_kernels + c->n_ops + 1, sizeof *order);
     if (!order) return;
     for (size_t i = 0; i < c->n_kernels + c->n_ops; i++)
-        if (s->launched_here[i]) order[n++] = i;
+        if (s->launched_here[i] && work_start(c, i) <= s->cut) order[n++] = i;
     qsort_r(order, n, sizeof *order, start_cmp, (void *)s);
     fprintf(f, "<details><summary>The %zu piece%s of GPU work this step launched, in order</summary>\n<table>\n"
                "<tr><th>#</th><th>stream</th><th>start (&#181;s)</th><th>duration (&#181;s)</th><th>launched by</th><th>name</th></tr>\n",
@@ -604,6 +801,8 @@ static void work_table(FILE *f, const step_view *s) {
         xml(f, name);
         fputs("</td></tr>\n", f);
     }
+    size_t rest = s->undrawn_kernels + s->undrawn_memsets + s->undrawn_memcpys;
+    if (rest) fprintf(f, "<tr class=\"undrawn\"><td colspan=\"6\">and %zu more, not listed (docs/limits.md)</td></tr>\n", rest);
     fputs("</table></details>\n", f);
     free(order);
 }
@@ -637,7 +836,7 @@ static const char STYLE[] =
     ".band{fill:#f3f5f8}.grid{stroke:#d8dee4;stroke-width:1}.axis line{stroke:#6e7781}.tick{font-size:11px;fill:#57606a;"
     "text-anchor:middle}.axis-title{font-size:12px;fill:#57606a;text-anchor:middle}\n"
     ".lane-title{font-size:13px;font-weight:600;fill:#24292f}.lane-sub{font-size:11px;fill:#6e7781}\n"
-    ".box-label{font-size:11px;fill:#fff;pointer-events:none}.box-label.dark{fill:#1f2328}\n"
+    ".box-label{font-size:11px;fill:#fff;pointer-events:none}.box-label.dark,.box-label.outside-label{fill:#1f2328}\n"
     ".range rect{stroke:#fff;stroke-width:.5}.range.depth0 rect{fill:#f2c14e}.range.depth1 rect{fill:#f6a57a}"
     ".range.depth2 rect{fill:#a7d3a0}.range.depth3 rect{fill:#9fd0ea}.range.depth4 rect{fill:#d5bde4}\n"
     ".api.launch rect{fill:#c8453c}.api.sync rect{fill:#8c959f}.api.other rect{fill:#57606a}.api.nested rect{fill:#afb8c1}"
@@ -689,6 +888,17 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
                "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU.</p>\n",
             us(s.end - s.start), s.n_api, s.n_api == 1 ? "" : "s", s.n_kernels, s.n_kernels == 1 ? "" : "s", memsets,
             memsets == 1 ? "" : "s", s.n_ops - memsets, s.n_ops - memsets == 1 ? "" : "s", us(s.gpu_busy_ns));
+    if (s.cut != UINT64_MAX)
+        fprintf(f, "<p class=\"undrawn\" data-kernels=\"%zu\" data-memsets=\"%zu\" data-memcpys=\"%zu\" data-api=\"%zu\" "
+                   "data-ranges=\"%zu\" data-gpu-ns=\"%llu\">Drawn: the first %.2f &#181;s of the step, its first %zu "
+                   "items (GPU work, host calls and ranges: at most %zu, docs/limits.md). Not drawn, as they start later: "
+                   "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU; %zu API call%s; %zu "
+                   "range%s.</p>\n",
+                s.undrawn_kernels, s.undrawn_memsets, s.undrawn_memcpys, s.undrawn_api, s.undrawn_ranges,
+                (unsigned long long)s.undrawn_gpu_ns, us(s.cut - s.start), s.cap, s.cap, s.undrawn_kernels,
+                s.undrawn_kernels == 1 ? "" : "s", s.undrawn_memsets, s.undrawn_memsets == 1 ? "" : "s", s.undrawn_memcpys,
+                s.undrawn_memcpys == 1 ? "" : "s", us(s.undrawn_gpu_ns), s.undrawn_api, s.undrawn_api == 1 ? "" : "s",
+                s.undrawn_ranges, s.undrawn_ranges == 1 ? "" : "s");
     timeline_svg(f, &s);
     fputs("<h3>Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
           "<i class=\"swatch gpu\"></i></h3>\n", f);

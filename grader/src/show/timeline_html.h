@@ -53,6 +53,14 @@ size_t wb_timeline_floors(const wb_lesson *l, const wb_recording *rec, wb_range_
 
 /* The page for every run of rec. Returns 0, or WB_EXIT_INPUT when out of memory. */
 int wb_timeline_html(FILE *f, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err);
+/* Output bounded like input (docs/limits.md): a step draws at most wb_timeline_max_items() items
+ * (its GPU work, its thread's API calls and its NVTX ranges); past that, the picture, the range
+ * bars and the work table stop before the first item over the bound, and a paragraph counts what
+ * starts later (kernels, memsets, memcpys and their GPU time, API calls, ranges).
+ * WB_TIMELINE_MAX_ITEMS sets the bound (tests lower it). */
+#define WB_TIMELINE_MAX_ITEMS_DEFAULT 5000
+size_t wb_timeline_max_items(void);
+
 int wb_timeline_html_write(const char *path, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err);
 
 #endif

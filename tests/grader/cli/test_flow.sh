@@ -3,7 +3,8 @@
 # pty_drive.py) and its edges: the answers shown and confirmed before the first grading; Ctrl-C
 # while answering keeps what was typed; skipping on a terminal says to run check again; a partial
 # check (--variant) is not the lesson's first try; --reveal of a fully predicted lesson says so;
-# check --reveal and diff ask first on a terminal.
+# check --reveal, diff and verify ask first on a terminal. Every no, q or Ctrl-C there is a stop on
+# request: exit 0, nothing shown, the files kept, and a note that says what to do next.
 . "$(dirname "$0")/lib.sh"
 make_course
 cd "$WORK"
@@ -17,8 +18,12 @@ progress() { # STATE_DIR python-expression-over-p: asserts on the lesson entries
 # --- before the first grading, the answers are shown and must be confirmed ------------------------
 export WB_STATE_DIR=$WORK/state-confirm
 right_predictions $P 00_probe
+before=$(sha256sum $P)
 out=$($PTY "[y/N]" "n\n" -- "$GRADER" check 00_probe 2>&1); rc=$?
-expect_rc 2 $rc "first grading declined"
+expect_rc 0 $rc "first grading declined: stopping on request is no error"
+lacks "$out" "grader check:" "declined: not reported as an error"
+contains "$(squash "$out")" "run grader check 00_probe again" "declined: says what to do next"
+[ "$(sha256sum $P)" = "$before" ] || fail "declined: the predictions file changed"
 contains "$out" "Your answers" "shows the answers"
 contains "$(squash "$out")" "two-kernels (eager, two_kernels): kernels 2, kernels_named.wb_probe_scale 2, api_calls.cudaLaunchKernel 2" "each answer with its values"
 lacks "$out" "Score" "declined: nothing graded"
@@ -43,6 +48,15 @@ contains "$(squash "$out")" "large-step (eager-4096, step): kernels 2, gemms 1, 
 grep -q "bound: compute" "$WORK/values.yaml" || fail "3 at the prompt is compute in the file"
 lacks "$out" "bound 2" "no bound as a number"
 
+# --- a time question states its own tolerance from lesson.yaml (lesson 06's overlap: 35%) -----------
+export WB_STATE_DIR=$WORK/state-tolerance
+L06=$SRC/lessons/06_data_parallel
+sed -e 's/^\( *bound:\) ~$/\1 compute/' -e '/overlap_us:/!s/^\( *[a-zA-Z_]*: \)~$/\11/' $L06/predictions.template.yaml >"$WORK/l06.yaml"
+out=$($PTY "? " "q\n" -- "$GRADER" check $L06 --predictions "$WORK/l06.yaml" 2>&1); rc=$?
+expect_rc 0 $rc "q at lesson 06's overlap question"
+contains "$(squash "$out")" "Times are right within 35% of the measured value" "the overlap question states its 35%"
+lacks "$out" "25%" "no other tolerance stated for it"
+
 # --- q at a prompt stops: no error, no list of open values, nothing graded -------------------------
 export WB_STATE_DIR=$WORK/state-stop
 rm -f $P2
@@ -61,8 +75,9 @@ lacks "$out" "predictions.yaml:" "q at the first prompt lists no open values"
 export WB_STATE_DIR=$WORK/state-interrupt
 rm -f $P2
 out=$($PTY "? " "2\n" "? " "\x03" -- "$GRADER" check 01_two 2>&1); rc=$?
-expect_rc 2 $rc "interrupted while answering"
-contains "$out" "interrupted" "says it was interrupted"
+expect_rc 0 $rc "Ctrl-C while answering: stopping on request is no error"
+lacks "$out" "grader check:" "Ctrl-C is not reported as an error"
+contains "$out" "Interrupted" "says it was interrupted"
 contains "$out" "Saved 1 answer" "saves what was typed"
 grep -q "kernels: 2" $P2 || fail "the answer typed before Ctrl-C is in the file"
 [ "$(grep -c ': ~$' $P2)" -eq 7 ] || fail "the other answers are still ~"
@@ -103,21 +118,30 @@ contains "$out" "revealed without predictions" "no predictions: says so"
 # --- on a terminal, check --reveal and diff ask before showing an ungraded lesson ------------------
 export WB_STATE_DIR=$WORK/state-ask
 out=$($PTY "[y/N]" "n\n" -- "$GRADER" check 00_probe --reveal 2>&1); rc=$?
-expect_rc 2 $rc "check --reveal declined"
+expect_rc 0 $rc "check --reveal declined"
+lacks "$out" "grader check:" "check --reveal declined: no error"
+contains "$out" "Predict first" "check --reveal declined: says what to do next"
 lacks "$out" "Kernels of variant" "declined: nothing shown"
 out=$($PTY "[y/N]" "n\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
-expect_rc 2 $rc "diff declined"
+expect_rc 0 $rc "diff declined"
+lacks "$out" "grader diff:" "diff declined: no error"
+contains "$out" "Predict lesson 01_two first" "diff declined: says what to do next"
 lacks "$out" "cudaGraphLaunch" "declined: nothing shown"
 out=$($PTY "[y/N]" "y\n" -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 expect_rc 1 $rc "diff confirmed"
 contains "$out" "cudaGraphLaunch" "confirmed: the diff"
 progress $WB_STATE_DIR "p['01_two']['revealed_by'] == 'grader diff' and '00_probe' not in p"
+out=$($PTY "[y/N]" "n\n" -- "$GRADER" explain --trace lessons/00_probe/traces/sm_90.json:eager 2>&1); rc=$?
+expect_rc 0 $rc "explain --trace declined"
+lacks "$out" "grader explain:" "explain --trace declined: no error"
+lacks "$out" "wb_probe_scale" "explain --trace declined: nothing shown"
 out=$($PTY -- "$GRADER" diff 01_two:eager 01_two:graph 2>&1); rc=$?
 lacks "$out" "Show them anyway?" "asked once: the lesson is revealed now"
 # --- verify of a lesson not graded yet shows the key's answers only after asking, like diff -----------
 export WB_STATE_DIR=$WORK/state-verify
 out=$($PTY "[y/N]" "n\n" -- "$GRADER" verify 00_probe 2>&1); rc=$?
-expect_rc 2 $rc "verify declined"
+expect_rc 0 $rc "verify declined"
+lacks "$out" "grader verify:" "verify declined: no error"
 contains "$out" "not graded yet" "verify says why it asks"
 lacks "$out" "holds" "declined: no verdict"
 lacks "$out" "kernels 2" "declined: no answer shown"

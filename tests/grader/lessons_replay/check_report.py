@@ -62,6 +62,10 @@ def main():
     # the verdict of a bound says GPU time and wall time as two numbers, not one "of" the other
     for m in re.finditer(r"GPU [\d.]+ of [\d.]+ us wall", text):
         failures.append(f"a bound's verdict reads as a share: {m.group(0)!r}")
+    # a GPU time above the wall time says why it can be (the work runs on after the range ends)
+    for m in re.finditer(r"\(GPU time[^)]*?([\d.]+) us, wall time[^)]*?([\d.]+) us([^;)]*)", " ".join(text.split())):
+        if float(m.group(1)) > float(m.group(2)) and "after the host left the range" not in m.group(3):
+            failures.append(f"a bound's verdict has more GPU time than wall time and does not say why: {m.group(0)!r}")
 
     # explanations: the "Why:" block after each question's header, its words joined again
     whys, current, block = {}, None, None
