@@ -100,12 +100,11 @@ static int seen_before(char *const *facts, size_t i) {
 }
 
 const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) {
-    size_t n_kinds;
-    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
     int asks_time = 0;
-    for (size_t j = 0; j < q->n_facts && !asks_time; j++)
-        for (size_t k = 0; k < n_kinds && !asks_time; k++)
-            asks_time = kinds[k].value == WB_FACT_VALUE_TIME && !strcmp(q->facts[j], kinds[k].name);
+    for (size_t j = 0; j < q->n_facts && !asks_time; j++) {
+        const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], NULL);
+        asks_time = kind && kind->value->banded;
+    }
     if (asks_time) snprintf(buf, cap, "Times are right within %g%% of the measured value (the median occurrence).", 100 * q->tolerance);
     else if (cap) buf[0] = '\0';
     return buf;
