@@ -6,11 +6,15 @@
 set -u
 WB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$WB_ROOT/scripts/deps.sh"
+wb_lang_from_args "$@" # its messages in the grader's language (scripts/i18n.sh)
 wb_ensure_packages || exit 1
 wb_find_nvcc || exit 1
-wb_build "$WB_ROOT/build" || { echo "build failed: see the messages above" >&2; exit 1; }
+if ! wb_build "$WB_ROOT/build"; then
+    wb_say "build failed: see the messages above" >&2
+    exit 1
+fi
 cd "$WB_ROOT" || exit 1
 echo
-echo "Built. grader check takes the next lesson you have not graded (lesson 01 the first time), names"
-echo "what to read before its questions, asks them here and grades your answers."
+wb_say "Built. grader check takes the next lesson you have not graded (lesson 01 the first time), names
+what to read before its questions, asks them here and grades your answers."
 exec build/bin/grader check "$@"

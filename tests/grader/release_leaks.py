@@ -7,6 +7,8 @@ For every key CHECKOUT/expectations/NN_name.yaml (draft lessons' too):
     holds one of the key's `fact: value` lines for that id (api_calls, kernels_named and
     memcpys_named entries included), in any text file of the release;
   * an explanation: its whole text, whitespace collapsed, inside any text file (also collapsed);
+  * a Japanese explanation of NN_name.ja.yaml beside the key (docs/i18n.md): its whole text, every
+    space and line break taken out (Japanese lines join without one), inside any text file (the same);
   * a sealed key for a lesson marked `draft: true` (the release leaves drafts out).
 The keys are read with a small reader of the keys' own layout (no YAML library: CI has python3
 only), which fails loudly on a key it cannot read rather than checking nothing.
@@ -61,6 +63,33 @@ def read_key(path):
     return answers, explanations
 
 
+def read_translation(path):
+    """{id: text} of the explanations of a key's translation NN_name.ja.yaml: each `text:` as a
+    quoted string on its line, or a `|` or `>` block below it (a small reader for the layouts the
+    course uses: id, then en_sha and text one level deeper, or a flow mapping on the id's line)."""
+    texts, ident, block, indent = {}, None, None, 0
+    for line in open(path, encoding="utf-8").read().split("\n") + [""]:
+        if block is not None:
+            if line.strip() == "" or len(line) - len(line.lstrip()) > indent:
+                block.append(line.strip())
+                continue
+            texts[ident] = "".join(block)
+            block = None
+        m = re.match(r"^  ([a-z0-9-]+):", line)
+        if m:
+            ident = m.group(1)
+        m = re.match(r'^(\s*).*\btext: *(?:"((?:[^"\\]|\\.)*)"|([|>][-+]?)\s*$)', line)
+        if m and ident:
+            if m.group(2) is not None:
+                texts[ident] = m.group(2)
+            else:
+                block, indent = [], len(m.group(1))
+    texts = {k: "".join(v.split()) for k, v in texts.items() if v.strip()}
+    if not texts:
+        sys.exit("release_leaks: cannot read the explanations of %s" % path)
+    return texts
+
+
 def text_files(root):
     for d, dirs, files in os.walk(root):
         for f in files:
@@ -90,9 +119,20 @@ def main():
             keys[f[:-5]] = read_key(os.path.join(exp_dir, f))
     if not keys:
         sys.exit("release_leaks: no answer keys in %s" % exp_dir)
+    translations = {}
+    for f in sorted(os.listdir(exp_dir)):
+        m = re.match(r"^([0-9][0-9]_[a-z0-9_]+)\.ja\.yaml$", f)
+        if m:
+            translations[m.group(1)] = read_translation(os.path.join(exp_dir, f))
     problems = []
     files = list(text_files(release))
     collapsed = {rel: " ".join(t.split()) for rel, t in files}
+    joined = {rel: "".join(t.split()) for rel, t in files}
+    for lesson, texts in translations.items():
+        for ident, expl in texts.items():
+            for rel, text in joined.items():
+                if expl in text:
+                    problems.append("%s: %s's Japanese explanation of %s" % (rel, lesson, ident))
     for lesson, (answers, explanations) in keys.items():
         for rel, text in files:
             for ident, block in entries(text):
@@ -110,7 +150,8 @@ def main():
             problems.append("expectations/%s.sealed.json: a sealed key for a draft lesson" % lesson)
     for p in sorted(set(problems)):
         print("LEAK " + p)
-    print("release_leaks: %d keys, %d files of the release read, %d leaks" % (len(keys), len(files), len(set(problems))))
+    print("release_leaks: %d keys (%d Japanese explanations), %d files of the release read, %d leaks" %
+          (len(keys), sum(len(t) for t in translations.values()), len(files), len(set(problems))))
     return 1 if problems else 0
 
 

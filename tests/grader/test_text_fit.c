@@ -104,3 +104,61 @@ Test(term_width, follows_columns_else_80) {
     cr_assert_eq(wb_term_width(f), 80, "not a terminal: 80");
     fclose(f);
 }
+
+/* ---- Japanese: wide characters take two columns ------------------------------------------------ */
+
+static const char JA[] = "Hopper の GEMM カーネルは nvjet_... という名前です。名前に 'gemm' が含まれていなくても、"
+                         "grader はこれを GEMM として数えます。エピローグでバイアスを足すと、カーネルは 1 つ減ります。";
+
+/* s without newlines and spaces: the characters a reader reads, in order. */
+static const char *unwrapped(const char *s, char *buf, size_t cap) {
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < cap; p++)
+        if (*p != '\n' && *p != ' ') buf[n++] = *p;
+    buf[n] = '\0';
+    return buf;
+}
+
+Test(columns, wide_characters_take_two) {
+    cr_assert_eq(wb_columns("カーネル"), 8);
+    cr_assert_eq(wb_columns("GEMM"), 4);
+    cr_assert_eq(wb_columns("行列積、"), 8);
+    cr_assert_eq(wb_columns("ＡＢ"), 4, "fullwidth forms");
+    cr_assert_eq(wb_columns("é→x"), 3, "narrow and ambiguous characters take one");
+}
+
+Test(wrap, japanese_breaks_between_characters_within_the_width) {
+    char a[4096], b[4096];
+    for (int width = 40; width <= 90; width += 5) {
+        wrap(JA, 7, 7, width);
+        for (const char *line = out; *line;) {
+            size_t len = strcspn(line, "\n");
+            char one[1024];
+            snprintf(one, sizeof one, "%.*s", (int)len, line);
+            cr_assert_leq(wb_columns(one), (size_t)width, "width %d: '%s'", width, one);
+            const char *start = one + strspn(one, " ");
+            cr_assert(strncmp(start, "。", 3) && strncmp(start, "、", 3), "a line starts with punctuation: '%s'", one);
+            line += len + (line[len] == '\n');
+        }
+        /* every character kept, in order (breaks at spaces are checked by a_japanese_line_break...) */
+        cr_assert_str_eq(unwrapped(out, a, sizeof a), unwrapped(JA, b, sizeof b), "width %d:\n%s", width, out);
+    }
+}
+
+Test(wrap, a_japanese_line_break_joins_without_a_space) {
+    wrap("一行目の文です。\n二行目の文です。\nThen English\nwords.", 0, 0, 80);
+    cr_assert_str_eq(out, "一行目の文です。二行目の文です。Then English words.\n");
+}
+
+Test(fit_name, never_cuts_a_character) {
+    char buf[256];
+    for (size_t width = 4; width < 20; width++) {
+        wb_fit_name("カーネルの名前がとても長い場合", width, buf, sizeof buf);
+        cr_assert_leq(wb_columns(buf), width, "width %zu: %s", width, buf);
+        for (const unsigned char *p = (const unsigned char *)buf; *p;) { /* valid UTF-8 throughout */
+            int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;
+            for (int i = 1; i < n; i++) cr_assert_eq(p[i] & 0xC0, 0x80, "width %zu: a cut character in %s", width, buf);
+            p += n;
+        }
+    }
+}

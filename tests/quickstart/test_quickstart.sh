@@ -3,7 +3,7 @@
 # on a fresh clone without a GPU (replaying the H200 recordings), answering at the prompts:
 #
 #   scripts/start.sh   through a pseudo-terminal: Enter after reading, a number for every question,
-#                      y to grade
+#                      y to grade; then again in Japanese (LANG=ja_JP.UTF-8, the learner's state reset)
 #   scripts/test.sh    the suite's tests that read the checkout's lessons (-R below)
 #
 # and then: no tracked file changed and nothing untracked shows in git status, the answers are in
@@ -58,8 +58,28 @@ grep -qF "Score:" <<<"$out" && fail "start.sh again graded something"
 status=$(git status --porcelain)
 [ -z "$status" ] || fail "start.sh changed the checkout: $status"
 
-# 2. scripts/test.sh
-out=$(scripts/test.sh -R '^(lint_lessons|lesson_.*_verify_replay_.*)$' 2>&1); rc=$?
+# 1b. the same first command in Japanese, as a learner whose locale is Japanese starts the course
+# (the locale need not be installed): the learner's state is reset, the build is kept
+rm -rf .workbench lessons/01_matmul_add/predictions.yaml*
+ask_ja=$(LANGUAGE=ja LC_ALL=C.UTF-8 TEXTDOMAINDIR=build/share/locale gettext -d workbench "Press Enter when you have read them (q stops here): ")
+[ "${ask_ja% }" != "Press Enter when you have read them (q stops here):" ] || fail "the catalog has no Japanese for the first prompt"
+out=$(LANG=ja_JP.UTF-8 python3 "$PTY" --timeout 900 "${ask_ja% }" "\n" "+? " "1\n" "[y/N]" "y\n" -- scripts/start.sh 2>&1); rc=$?
+echo "$out" | tail -n 20
+[ $rc = 0 ] || [ $rc = 1 ] || fail "start.sh in Japanese: exit $rc, expected 0 or 1 (graded)"
+grep -qE "次のレッスン: .*lessons/01_matmul_add" <<<"$out" || fail "start.sh in Japanese does not name the next lesson in Japanese"
+readme=lessons/01_matmul_add/README.md
+[ -f lessons/01_matmul_add/README.ja.md ] && readme=lessons/01_matmul_add/README.ja.md
+grep -qF "$readme" <<<"$(tr -d ' \r\n' <<<"$out")" || fail "start.sh in Japanese does not name $readme to read first"
+grep -qF "スコア:" <<<"$out" || fail "start.sh in Japanese did not grade lesson 01 in Japanese"
+if [ -f lessons/01_matmul_add/i18n/ja.yaml ]; then
+    grep -qF "$(python3 -c 'import yaml,sys; print("".join(next(iter(yaml.safe_load(open(sys.argv[1]))["questions"].values()))["ask"].split())[:20])' \
+        lessons/01_matmul_add/i18n/ja.yaml 2>/dev/null)" <<<"$(tr -d '\r\n ' <<<"$out")" || fail "the first question is not asked in Japanese"
+fi
+status=$(git status --porcelain)
+[ -z "$status" ] || fail "start.sh in Japanese changed the checkout: $status"
+
+# 2. scripts/test.sh (from a Japanese shell: the suite pins its own locale)
+out=$(LANG=ja_JP.UTF-8 scripts/test.sh -R '^(lint_lessons|lesson_.*_verify_replay_.*)$' 2>&1); rc=$?
 echo "$out" | tail -n 15
 [ $rc = 0 ] || fail "test.sh after answering: exit $rc"
 grep -q "tests passed, 0 tests failed" <<<"$out" || fail "test.sh ran no tests, or some failed"

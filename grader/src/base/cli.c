@@ -2,6 +2,7 @@
 /* cli.c: see cli.h. */
 #include "cli.h"
 #include "error.h"
+#include "i18n.h"
 #include "paths.h"
 #include "term.h"
 #include "text_fit.h"
@@ -18,7 +19,7 @@ int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, 
     fprintf(stderr, "grader %s: ", command);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n\n%s", usage);
+    fprintf(stderr, "\n\n%s", _(usage));
     return WB_EXIT_INPUT;
 }
 
@@ -102,16 +103,16 @@ static int take(const wb_cli_spec *s, const wb_cli_option *o, const char *v) {
     switch (o->kind) {
     case WB_CLI_TEXT:
         if (!v || !*v) {
-            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", o->bad);
-            return wb_cli_usage_error(s->command, s->usage, "%s needs a value", o->name);
+            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", _(o->bad));
+            return wb_cli_usage_error(s->command, s->usage, _("%s needs a value"), o->name);
         }
         *o->text = v;
         return 0;
     case WB_CLI_FORMAT:
         if (!wb_cli_format_ok(v)) {
-            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", o->bad);
-            return v ? wb_cli_usage_error(s->command, s->usage, "%s is text or json, not %s", o->name, v)
-                     : wb_cli_usage_error(s->command, s->usage, "%s is text or json", o->name);
+            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", _(o->bad));
+            return v ? wb_cli_usage_error(s->command, s->usage, _("%s is text or json, not %s"), o->name, v)
+                     : wb_cli_usage_error(s->command, s->usage, _("%s is text or json"), o->name);
         }
         *o->text = v;
         return 0;
@@ -119,8 +120,8 @@ static int take(const wb_cli_spec *s, const wb_cli_option *o, const char *v) {
         char *end;
         long n = v && *v ? strtol(v, &end, 10) : 0;
         if (!v || !*v || *end || n < o->min || n > o->max) {
-            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", o->bad);
-            return wb_cli_usage_error(s->command, s->usage, "%s takes a count from %d to %d", o->name, o->min, o->max);
+            if (o->bad) return wb_cli_usage_error(s->command, s->usage, "%s", _(o->bad));
+            return wb_cli_usage_error(s->command, s->usage, _("%s takes a count from %d to %d"), o->name, o->min, o->max);
         }
         *o->count = (int)n;
         return 0;
@@ -136,7 +137,7 @@ int wb_cli_parse(const wb_cli_spec *s, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(s->usage, stdout);
+            fputs(_(s->usage), stdout);
             return WB_CLI_HELP;
         }
         int matched = 0;
@@ -154,11 +155,35 @@ int wb_cli_parse(const wb_cli_spec *s, int argc, char **argv) {
         }
         if (matched) continue;
         if (a[0] == '-' && (!s->dash_operands || a[1] == '-'))
-            return wb_cli_usage_error(s->command, s->usage, s->unknown ? s->unknown : "unknown option %s", a);
+            return wb_cli_usage_error(s->command, s->usage, s->unknown ? _(s->unknown) : _("unknown option %s"), a);
         if (!s->n_operands || *s->n_operands >= s->max_operands)
-            return wb_cli_usage_error(s->command, s->usage, s->too_many ? s->too_many : "unexpected argument %s", a);
+            return wb_cli_usage_error(s->command, s->usage, s->too_many ? _(s->too_many) : _("unexpected argument %s"), a);
         s->operands[(*s->n_operands)++] = a;
     }
-    if ((s->n_operands ? *s->n_operands : 0) < s->min_operands) return wb_cli_usage_error(s->command, s->usage, "%s", s->missing);
+    if ((s->n_operands ? *s->n_operands : 0) < s->min_operands) return wb_cli_usage_error(s->command, s->usage, "%s", _(s->missing));
+    return 0;
+}
+
+int wb_cli_global_options(int *argc, char **argv, const char **lang) {
+    *lang = NULL;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) { /* the rest belongs to the command */
+            while (i < *argc) argv[out++] = argv[i++];
+            break;
+        }
+        const char *v = NULL;
+        if (take_value(*argc, argv, &i, "--lang", &v)) {
+            if (!v || (strcmp(v, "ja") && strcmp(v, "en"))) {
+                fprintf(stderr, "grader: --lang is ja or en%s%s\n", v ? ", not " : "", v ? v : "");
+                return WB_EXIT_INPUT;
+            }
+            *lang = v;
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
     return 0;
 }

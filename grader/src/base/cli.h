@@ -69,6 +69,11 @@ typedef struct {
  * stderr (wb_cli_usage_error). Options take effect in order; the last of a repeated one wins. */
 int wb_cli_parse(const wb_cli_spec *spec, int argc, char **argv);
 
+/* The options of every command, taken out of argv wherever they stand before a "--" (grader
+ * --lang ja check, grader check 3 --lang=ja): --lang ja|en, the language of messages (i18n.h).
+ * *lang is NULL when not given. 0, or WB_EXIT_INPUT after a usage error on stderr. */
+int wb_cli_global_options(int *argc, char **argv, const char **lang);
+
 /* Prints "grader COMMAND: MESSAGE", a blank line and the usage to stderr; returns WB_EXIT_INPUT. */
 int wb_cli_usage_error(const char *command, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -3,7 +3,7 @@
  * the layers above include. The helpers every floor of the grader uses: errors and exit codes,
  * bounded file reading, paths, the terminal and text that fits it, YAML documents and the lines of
  * a YAML file, regular expressions under limits, JSON streaming, work expressions and the pieces
- * of option handling.
+ * of option handling, and the language of messages (gettext).
  *
  * Uses only: nothing of the grader (docs/grader-layers.md draws the floors).
  */
@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "device.h"
 #include "error.h"
+#include "i18n.h"
 #include "json_stream.h"
 #include "kill_point.h"
 #include "paths.h"

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char CHECK_USAGE[] =
+const char CHECK_USAGE[] = N_(
     "usage: grader check [LESSON] [--predictions FILE] [--variant NAME] [--replay [TRACE]]\n"
     "                    [--format text|json] [--reveal] [--long-names]\n"
     "\n"
@@ -45,7 +45,7 @@ const char CHECK_USAGE[] =
     "                      COLUMNS, or the terminal's own, or 80)\n"
     "\n"
     "exit: 0 every fact right (or you stopped at a question: nothing graded), 1 some fact wrong, 2 bad\n"
-    "usage or input, 3 lesson failed or capture incomplete\n";
+    "usage or input, 3 lesson failed or capture incomplete\n");
 
 typedef struct {
     const char *lesson_dir, *predictions, *variant, *trace, *format;
@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, check_options *o) {
     };
     size_t n = 0; /* the lesson, or none: the next one not graded */
     wb_cli_spec s = {.command = "check", .usage = CHECK_USAGE, .options = options, .n_options = sizeof options / sizeof options[0],
-                     .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .too_many = "one lesson at a time (also got %s)"};
+                     .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .too_many = N_("one lesson at a time (also got %s)")};
     return wb_cli_parse(&s, argc, argv);
 }
 
@@ -91,7 +91,7 @@ static int next_unfinished(char *buf, size_t cap, wb_error *err) {
     }
     json_decref(progress);
     wb_course_free(&course);
-    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "every lesson is graded; give a lesson folder to check one again");
+    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "%s", _("every lesson is graded; give a lesson folder to check one again"));
     return 0;
 }
 
@@ -117,17 +117,22 @@ static void program_file(const char *lesson_dir, char *buf, size_t cap) {
 /* check without a lesson: say which lesson comes next and what to read before its questions. */
 static void name_next_lesson(FILE *f, const char *lesson_dir) {
     char readme[4200], program[4400], text[9000];
-    snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
+    snprintf(readme, sizeof readme, "%s/README.%s.md", lesson_dir, wb_i18n_lang()); /* the lesson text in the language */
+    if (!wb_i18n_is_ja() || !wb_file_exists(readme)) snprintf(readme, sizeof readme, "%s/README.md", lesson_dir);
     program_file(lesson_dir, program, sizeof program);
-    snprintf(text, sizeof text, "Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
-             "(past it are the answers)%s%s%s.", lesson_dir, readme, program[0] ? " and " : "", program,
-             program[0] ? ", the program the questions are about" : "");
+    if (program[0])
+        snprintf(text, sizeof text, _("Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
+                                      "(past it are the answers) and %s, the program the questions are about."),
+                 lesson_dir, readme, program);
+    else
+        snprintf(text, sizeof text, _("Next lesson: %s. Before answering its questions, read %s down to the line <!-- reveal --> "
+                                      "(past it are the answers)."), lesson_dir, readme);
     wb_wrap(f, text, 0, 2, wb_term_width(f));
 }
 
 /* On a terminal, before the questions of a lesson named by check itself: 1 to go on, 0 to stop. */
 static int ready_to_answer(void) {
-    fputs("Press Enter when you have read them (q stops here): ", stdout);
+    fputs(_("Press Enter when you have read them (q stops here): "), stdout);
     fflush(stdout);
     char *line = NULL;
     size_t cap = 0;
@@ -145,8 +150,11 @@ static void describe_fact(const wb_fact *f, const wb_prediction *p, char *buf, s
 static void list_open(FILE *f, const wb_prediction_set *p) {
     int width = wb_term_width(f);
     char text[5000];
-    snprintf(text, sizeof text, "%s: %zu value%s still ~ (not predicted yet). Nothing is shown until every value is filled in:",
-             p->path, wb_predictions_open(p), wb_predictions_open(p) == 1 ? " is" : "s are");
+    snprintf(text, sizeof text,
+             wb_ngettext("%s: %zu value is still ~ (not predicted yet). Nothing is shown until every value is filled in:",
+                         "%s: %zu values are still ~ (not predicted yet). Nothing is shown until every value is filled in:",
+                         wb_predictions_open(p)),
+             p->path, wb_predictions_open(p));
     wb_wrap(f, text, 0, 2, width);
     /* one line each, as compilers write them, so that editors and grep can jump to them */
     for (size_t i = 0; i < p->n; i++)
@@ -154,7 +162,7 @@ static void list_open(FILE *f, const wb_prediction_set *p) {
             const wb_fact *x = &p->items[i].facts[j];
             if (x->predicted < 0) fprintf(f, "  %s:%d:%d: %s: %s\n", p->path, x->line, x->column, p->items[i].id, x->label);
         }
-    wb_wrap(f, "Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again.",
+    wb_wrap(f, _("Write a number in place of each ~ (or run grader check on a terminal to be asked), then run grader check again."),
             0, 2, width);
 }
 
@@ -162,8 +170,12 @@ static void list_open(FILE *f, const wb_prediction_set *p) {
 static void say_stopped(FILE *f, const wb_prediction_set *p) {
     char text[5000];
     size_t open = wb_predictions_open(p);
-    snprintf(text, sizeof text, "Stopped: %zu value%s still open in %s, so nothing is graded or shown. Run grader check again "
-             "to answer them, or write a number in place of each ~.", open, open == 1 ? " is" : "s are", p->path);
+    snprintf(text, sizeof text,
+             wb_ngettext("Stopped: %zu value is still open in %s, so nothing is graded or shown. Run grader check again "
+                         "to answer them, or write a number in place of each ~.",
+                         "Stopped: %zu values are still open in %s, so nothing is graded or shown. Run grader check again "
+                         "to answer them, or write a number in place of each ~.", open),
+             open, p->path);
     fputc('\n', f);
     wb_wrap(f, text, 0, 2, wb_term_width(f));
 }
@@ -185,7 +197,7 @@ static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
 static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
     size_t n_open = wb_predictions_open(p), n = 0;
     wb_answer_edit *edits = calloc(n_open + 1, sizeof *edits);
-    if (!edits) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!edits) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -195,12 +207,13 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
     char head[4600];
-    snprintf(head, sizeof head, "%zu prediction%s still open in %s.", n_open, n_open == 1 ? " is" : "s are", p->path);
+    snprintf(head, sizeof head, wb_ngettext("%zu prediction is still open in %s.", "%zu predictions are still open in %s.", n_open),
+             n_open, p->path);
     fputs(wb_bold(stdout), stdout);
     int col = wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
     fputs(wb_reset(stdout), stdout);
     fputc(' ', stdout);
-    wb_wrap(stdout, "Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops.", col + 1, 2, wb_term_width(stdout));
+    wb_wrap(stdout, _("Answer each with a number (microseconds for times; overhead, memory or compute for a bound); Enter skips, q stops."), col + 1, 2, wb_term_width(stdout));
     int stop = 0;
     char *line = NULL;
     size_t cap = 0;
@@ -212,11 +225,11 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
             const wb_fact *f = &q->facts[j];
             if (f->predicted >= 0) continue;
             if (!header) {
-                printf("\n%s%s%s (variant %s, range %s)\n", wb_bold(stdout), q->id, wb_reset(stdout),
-                       wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
+                printf("\n%s%s%s ", wb_bold(stdout), q->id, wb_reset(stdout));
+                printf(_("(variant %s, range %s)\n"), wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
                 if (question) {
                     fputs("  ", stdout);
-                    wb_wrap(stdout, question->ask, 2, 2, wb_term_width(stdout));
+                    wb_wrap(stdout, wb_question_ask(l, question), 2, 2, wb_term_width(stdout));
                     char note[160]; /* the question's own tolerance, from lesson.yaml */
                     if (wb_question_tolerance_note(question, note, sizeof note)[0])
                         fputs("  ", stdout), wb_wrap(stdout, note, 2, 2, wb_term_width(stdout));
@@ -248,9 +261,9 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                     n++;
                     break;
                 }
-                char again[200];
+                char again[300];
                 wb_fact_value_of(f)->ask_again(again, sizeof again);
-                printf("  %s\n", again);
+                fputs(again, stdout);
             }
         }
     }
@@ -261,9 +274,11 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
         rc = wb_predictions_fill(p->path, edits, n, !wb_is_untouched_template(p->path), backup, sizeof backup, err);
         if (!rc) {
             char text[9000];
-            if (backup[0]) snprintf(text, sizeof text, "Saved %zu answer%s into %s (your previous file is kept as %s).", n,
-                                    n == 1 ? "" : "s", p->path, backup);
-            else snprintf(text, sizeof text, "Saved %zu answer%s into %s.", n, n == 1 ? "" : "s", p->path);
+            if (backup[0])
+                snprintf(text, sizeof text, wb_ngettext("Saved %zu answer into %s (your previous file is kept as %s).",
+                                                        "Saved %zu answers into %s (your previous file is kept as %s).", n),
+                         n, p->path, backup);
+            else snprintf(text, sizeof text, wb_ngettext("Saved %zu answer into %s.", "Saved %zu answers into %s.", n), n, p->path);
             fputc('\n', stdout);
             wb_wrap(stdout, text, 0, 2, wb_term_width(stdout));
         }
@@ -275,8 +290,8 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
     if (!rc && interrupted) {
         clearerr(stdin);
         /* Ctrl-C is the learner stopping (not an error); a signal from elsewhere is not theirs */
-        rc = wb_fail(err, interrupted == SIGINT ? WB_STOPPED : WB_EXIT_INPUT, "Interrupted: %s. Run grader check again to go on.",
-                     n ? "the answers typed so far are saved (above)" : "nothing was answered yet, nothing changed");
+        rc = wb_fail(err, interrupted == SIGINT ? WB_STOPPED : WB_EXIT_INPUT, _("Interrupted: %s. Run grader check again to go on."),
+                     n ? _("the answers typed so far are saved (above)") : _("nothing was answered yet, nothing changed"));
     }
     return rc;
 }
@@ -301,9 +316,10 @@ static int first_grading(const char *state, const char *lesson, const char *vari
 static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
     int width = wb_term_width(stdout);
     char line[8192], value[64];
-    printf("\n%sYour answers%s, from ", wb_bold(stdout), wb_reset(stdout));
+    const char *yours = _("Your answers"), *from = _(", from ");
+    printf("\n%s%s%s%s", wb_bold(stdout), yours, wb_reset(stdout), from);
     snprintf(line, sizeof line, "%s:", p->path);
-    wb_wrap(stdout, line, 19, 2, width);
+    wb_wrap(stdout, line, (int)(wb_columns(yours) + wb_columns(from)), 2, width);
     for (size_t i = 0; i < p->n; i++) {
         const wb_prediction *q = &p->items[i];
         const char *v = wb_prediction_variant(q, l);
@@ -315,9 +331,9 @@ static int confirm_first_grading(const wb_prediction_set *p, const wb_lesson *l,
         wb_wrap(stdout, line, 2, 6, width);
     }
     fflush(stdout);
-    if (wb_confirm("Grade them now? Your first grading is your score, and the trace is shown after it")) return 0;
-    return wb_fail(err, WB_STOPPED, "Not graded, nothing shown: your answers stay in %s as they are. Change them if you like, "
-                   "then run grader check %s again to grade them.", p->path, l->lesson);
+    if (wb_confirm(_("Grade them now? Your first grading is your score, and the trace is shown after it"))) return 0;
+    return wb_fail(err, WB_STOPPED, _("Not graded, nothing shown: your answers stay in %s as they are. Change them if you like, "
+                   "then run grader check %s again to grade them."), p->path, l->lesson);
 }
 
 /* ---- the variants a check needs ----------------------------------------------------------- */
@@ -389,16 +405,16 @@ static int obtain(const check_options *o, const wb_lesson *l, const char **varia
     else if (wb_find_recording(l, NULL, path, sizeof path, err)) return err->code;
     if (wb_recording_load(path, rec, err)) return err->code;
     if (strcmp(rec->lesson, l->lesson) != 0)
-        return wb_fail(err, WB_EXIT_INPUT, "%s is a recording of lesson %s, not %s", path, rec->lesson, l->lesson);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s is a recording of lesson %s, not %s"), path, rec->lesson, l->lesson);
     if (!json && !o->replay) {
         char desc[512];
         char line[7000];
         if (no_torch[0])
-            snprintf(line, sizeof line, "PyTorch cannot run here: %s. Grading every variant from the recording %s instead (%s, "
-                     "recorded %s); grader check %s --variant NAME captures one C variant live", no_torch, path,
+            snprintf(line, sizeof line, _("PyTorch cannot run here: %s. Grading every variant from the recording %s instead (%s, "
+                     "recorded %s); grader check %s --variant NAME captures one C variant live"), no_torch, path,
                      rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at, l->lesson);
         else
-            snprintf(line, sizeof line, "No CUDA device here: replaying the recording %s (%s, recorded %s)", path,
+            snprintf(line, sizeof line, _("No CUDA device here: replaying the recording %s (%s, recorded %s)"), path,
                      rec->n_runs ? wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc) : "?", rec->recorded_at);
         wb_wrap(stderr, line, 0, 2, wb_term_width(stderr));
     }
@@ -439,7 +455,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     wb_recording view = *rec;
     view.runs = calloc(n_variants + 1, sizeof *view.runs);
     view.n_runs = 0;
-    if (!view.runs) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!view.runs) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     for (size_t i = 0; i < n_variants; i++) {
         const wb_run *r = wb_recording_run(rec, variants[i]);
         if (r) view.runs[view.n_runs++] = *r;
@@ -454,7 +470,7 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     for (size_t i = 0; i < view.n_runs && !rc; i++) {
         wb_summary s;
         if (wb_summary_build(&view.runs[i].capture, &s)) {
-            rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+            rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
             break;
         }
         if (json) json_object_set_new(summaries, view.runs[i].variant, wb_summary_json(&s));
@@ -471,10 +487,12 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
             continue;
         }
         char head[700];
-        snprintf(head, sizeof head, "(as it printed it under the capture, %s, %s):", run->capture.gpu,
+        snprintf(head, sizeof head, _("(as it printed it under the capture, %s, %s):"), run->capture.gpu,
                  rec->recorded_at ? rec->recorded_at : "");
-        int col = fprintf(f, "\n%sOutput of variant %s%s ", wb_bold(f), run->variant, wb_reset(f));
-        col -= 1 + (int)strlen(wb_bold(f)) + (int)strlen(wb_reset(f));
+        char title[600];
+        snprintf(title, sizeof title, _("Output of variant %s"), run->variant);
+        fprintf(f, "\n%s%s%s ", wb_bold(f), title, wb_reset(f));
+        int col = (int)wb_columns(title) + 1;
         wb_wrap(f, head, col, 2, style.width); /* the program's own lines below stay as it printed them */
         for (const char *p = run->output; *p;) {
             size_t len = strcspn(p, "\n");
@@ -496,9 +514,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
     } else {
         json_decref(summaries);
         if (!rc)
-            fprintf(f, "\nTimeline of one step, a picture for any browser (no network needed):\n  %s\n"
-                       "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
-                       "  (trace-whole-run.json beside it holds the whole run, start-up included)\n",
+            fprintf(f, _("\nTimeline of one step, a picture for any browser (no network needed):\n  %s\n"
+                         "Trace of the profiled window, for https://ui.perfetto.dev (Open trace file):\n  %s\n"
+                         "  (trace-whole-run.json beside it holds the whole run, start-up included)\n"),
                     timeline, trace);
         if (!rc && (trace_left_out || whole_left_out)) {
             char note[300];
@@ -553,8 +571,8 @@ static int nothing_shown(wb_error *err, const char *run_dir, int live) {
     if (live) wb_remove_run_dir(run_dir);
     else rmdir(run_dir);
     err->code = 0; /* the message says more than the progress file's own error */
-    return wb_fail(err, WB_EXIT_INPUT, "%s. Nothing of the capture was shown, since this try could not be recorded: "
-                   "fix the progress file (or move it away) and check again", why);
+    return wb_fail(err, WB_EXIT_INPUT, _("%s. Nothing of the capture was shown, since this try could not be recorded: "
+                   "fix the progress file (or move it away) and check again"), why);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */
@@ -581,12 +599,12 @@ static int run_check(const check_options *o, wb_error *err) {
     if ((rc = wb_lesson_load(lesson_dir, &lesson, err))) return rc;
     variants = calloc(lesson.n_variants + 1, sizeof *variants);
     if (!variants) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
         goto out;
     }
     if (o->variant && !wb_lesson_variant(&lesson, o->variant)) {
         char list[512];
-        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no variant '%s' (it has: %s)", lesson.lesson, o->variant,
+        rc = wb_fail(err, WB_EXIT_INPUT, _("lesson %s has no variant '%s' (it has: %s)"), lesson.lesson, o->variant,
                      wb_lesson_variant_list(&lesson, list, sizeof list));
         goto out;
     }
@@ -601,13 +619,13 @@ static int run_check(const check_options *o, wb_error *err) {
         int created = 0;
         if (!o->predictions && (rc = wb_learner_predictions(lesson_dir, predictions_path, sizeof predictions_path, &created, err)))
             goto out;
-        if (created && !json) fprintf(stderr, "Made your predictions file %s from the lesson's template (git ignores it).\n",
+        if (created && !json) fprintf(stderr, _("Made your predictions file %s from the lesson's template (git ignores it).\n"),
                                       predictions_path);
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
         char leftover[4200];
         if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
-            fprintf(stderr, "note: %s was left by a save of your answers that was interrupted; it may hold answers that "
-                    "%s lacks. Compare the two, then delete it.\n", leftover, predictions_path);
+            fprintf(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
+                    "%s lacks. Compare the two, then delete it.\n"), leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (wb_predictions_open(&preds) > 0) {
             if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
@@ -633,9 +651,9 @@ static int run_check(const check_options *o, wb_error *err) {
             }
         }
         if (o->variant) {
-            if (filter_variant(&view, &preds, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+            if (filter_variant(&view, &preds, &lesson, o->variant)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
             if (view.n == 0) {
-                rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about variant '%s'", preds.path, o->variant);
+                rc = wb_fail(err, WB_EXIT_INPUT, _("%s has no predictions about variant '%s'"), preds.path, o->variant);
                 goto out;
             }
         } else {
@@ -649,9 +667,9 @@ static int run_check(const check_options *o, wb_error *err) {
         char gate_state[4200];
         int news = wb_reveal_is_news(lesson.lesson, lesson.dir, NULL, gate_state, sizeof gate_state, err);
         if (news < 0) { rc = err->code; goto out; }
-        if (news && !wb_confirm("Show the trace before grading? Your progress records it, and a later score is then not a "
-                                "first try")) {
-            rc = wb_fail(err, WB_STOPPED, "Nothing shown. Predict first: grader check %s asks the lesson's questions.",
+        if (news && !wb_confirm(_("Show the trace before grading? Your progress records it, and a later score is then not a "
+                                  "first try"))) {
+            rc = wb_fail(err, WB_STOPPED, _("Nothing shown. Predict first: grader check %s asks the lesson's questions."),
                          lesson.lesson);
             goto out;
         }
@@ -669,7 +687,7 @@ static int run_check(const check_options *o, wb_error *err) {
     if (wb_file_exists(key_path)) {
         wb_error key_err = {0};
         have_key = wb_answer_key_load(key_path, &key, &key_err) == 0;
-        if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+        if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
     }
 
     out = json ? json_object() : NULL;
@@ -684,9 +702,9 @@ static int run_check(const check_options *o, wb_error *err) {
             json_object_set_new(out, "revealed_without_predictions", json_boolean(!predicted)),
             json_object_set_new(out, "revealed_before_grading", json_true());
         else if (predicted)
-            printf("Lesson %s: revealed before your predictions were graded (recorded in your progress: a later score is not a "
-                   "first try)\n", lesson.lesson);
-        else printf("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n",
+            printf(_("Lesson %s: revealed before your predictions were graded (recorded in your progress: a later score is not a "
+                     "first try)\n"), lesson.lesson);
+        else printf(_("Lesson %s: revealed without predictions (recorded in your progress: a later score is not a first try)\n"),
                     lesson.lesson);
         wb_range_floor floors[256];
         wb_timeline_context tl = {lesson.lesson, source, floors, wb_timeline_floors(&lesson, &rec, floors, 256)};
@@ -708,7 +726,7 @@ static int run_check(const check_options *o, wb_error *err) {
         const wb_capture *captured = rec.n_runs ? &rec.runs[0].capture : NULL;
         wb_grading g = {grade.right, grade.n, scores, scores_by_variant(&grade, scores, 64), o->variant != NULL, hash, source,
                         graded_file, facts, captured ? captured->arch : NULL, captured ? captured->gpu : NULL};
-        rc = facts ? wb_progress_record_grading(state, lesson.lesson, &g, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = facts ? wb_progress_record_grading(state, lesson.lesson, &g, err) : wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
         json_decref(facts);
         free(graded_file);
         if (rc) {
@@ -725,10 +743,12 @@ static int run_check(const check_options *o, wb_error *err) {
             size_t still_sealed = 0;
             have_key = wb_sealed_key_open(sealed_path, &lesson, rec.runs[0].capture.arch, &grade, &key, &still_sealed,
                                           &key_err) == 0;
-            if (!have_key && !json) fprintf(stderr, "note: explanations unavailable: %s\n", key_err.message);
+            if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
             if (still_sealed && !json)
-                fprintf(stderr, "note: %zu explanation%s stay sealed: this capture differs from the verified answers\n",
-                        still_sealed, still_sealed == 1 ? "" : "s");
+                fprintf(stderr, wb_ngettext("note: %zu explanation stay sealed: this capture differs from the verified answers\n",
+                                            "note: %zu explanations stay sealed: this capture differs from the verified answers\n",
+                                            still_sealed),
+                        still_sealed);
         }
         wb_report_context ctx = {lesson.lesson, source, &rec, have_key ? &key : NULL, &lesson, differ};
         if (json) {

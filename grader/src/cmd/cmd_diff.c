@@ -67,9 +67,9 @@ int cmd_diff(int argc, char **argv) {
     int rc = wb_diff_side_load(spec[0], &a, &err);
     if (!rc) rc = wb_diff_side_load(spec[1], &b, &err);
     /* nothing of a lesson not graded yet without consent (consent.h) */
-    if (!rc) rc = wb_reveal_gate(a.rec.lesson, a.path, "grader diff", "its captured kernels and calls", reveal, &err);
+    if (!rc) rc = wb_reveal_gate(a.rec.lesson, a.path, "grader diff", _("its captured kernels and calls"), reveal, &err);
     if (!rc && strcmp(a.rec.lesson, b.rec.lesson))
-        rc = wb_reveal_gate(b.rec.lesson, b.path, "grader diff", "its captured kernels and calls", reveal, &err);
+        rc = wb_reveal_gate(b.rec.lesson, b.path, "grader diff", _("its captured kernels and calls"), reveal, &err);
     const wb_run *ra[64], *rb[64];
     const char *only_a[64], *only_b[64];
     size_t n = 0;

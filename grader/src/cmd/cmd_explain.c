@@ -128,7 +128,7 @@ int cmd_explain(int argc, char **argv) {
         wb_diff_side side;
         wb_error err = {0};
         if (wb_diff_side_load(trace, &side, &err) ||
-            wb_reveal_gate(side.rec.lesson, side.path, "grader explain --trace", "its kernels", reveal, &err)) {
+            wb_reveal_gate(side.rec.lesson, side.path, "grader explain --trace", _("its kernels"), reveal, &err)) {
             rc = wb_cli_finish("explain", err.code, err.message);
         } else {
             for (size_t i = 0; i < side.rec.n_runs; i++)

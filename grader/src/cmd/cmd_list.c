@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char LIST_USAGE[] =
+const char LIST_USAGE[] = N_(
     "usage: grader list [--format text|json]\n"
     "\n"
     "Lists the course's lessons in course order with where you stand in each: not started, in\n"
@@ -25,9 +25,9 @@ const char LIST_USAGE[] =
     "\n"
     "  --format text|json  json: one JSON object on stdout\n"
     "\n"
-    "exit: 0 listed, 2 bad usage, or a lesson.yaml that cannot be read (the others are still listed)\n";
+    "exit: 0 listed, 2 bad usage, or a lesson.yaml that cannot be read (the others are still listed)\n");
 
-const char HINT_USAGE[] =
+const char HINT_USAGE[] = N_(
     "usage: grader hint LESSON [QUESTION]\n"
     "\n"
     "Shows the lesson's next hint, one per call: for QUESTION (a question id of the lesson), or else\n"
@@ -35,7 +35,7 @@ const char HINT_USAGE[] =
     "remembers how many you have seen; grader list shows the count. LESSON is a lesson folder, its\n"
     "name (01_matmul_add) or its number (01).\n"
     "\n"
-    "exit: 0 a hint was shown (or none is left, which it says), 2 bad usage or input\n";
+    "exit: 0 a hint was shown (or none is left, which it says), 2 bad usage or input\n");
 
 /* ---- list ------------------------------------------------------------------------------------- */
 
@@ -45,37 +45,38 @@ static void score_text(const wb_lesson_status *s, char *buf, size_t cap) {
     case WB_STATE_GRADED:
         snprintf(buf, cap, "%ld/%ld", s->right, s->total);
         if (s->first_total >= 0 && (s->first_right != s->right || s->first_total != s->total))
-            snprintf(buf + strlen(buf), cap - strlen(buf), " (first try %ld/%ld)", s->first_right, s->first_total);
+            snprintf(buf + strlen(buf), cap - strlen(buf), _(" (first try %ld/%ld)"), s->first_right, s->first_total);
         else if (!s->revealed_first)
-            snprintf(buf + strlen(buf), cap - strlen(buf), " first try");
-        if (s->revealed_first) snprintf(buf + strlen(buf), cap - strlen(buf), ", after seeing the trace");
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%s", _(" first try"));
+        if (s->revealed_first) snprintf(buf + strlen(buf), cap - strlen(buf), "%s", _(", after seeing the trace"));
         break;
     case WB_STATE_REGRADED:
-        snprintf(buf, cap, "%ld/%ld now, first try %ld/%ld%s", s->right, s->total, s->first_right, s->first_total,
-                 s->edited_since_grading ? " (edited since the last grading)" : "");
+        snprintf(buf, cap, _("%ld/%ld now, first try %ld/%ld%s"), s->right, s->total, s->first_right, s->first_total,
+                 s->edited_since_grading ? _(" (edited since the last grading)") : "");
         break;
-    case WB_STATE_IN_PROGRESS: snprintf(buf, cap, "%ld of %ld values predicted", s->filled, s->facts); break;
-    case WB_STATE_PREDICTED: snprintf(buf, cap, "ready to check"); break;
-    case WB_STATE_REVEALED: snprintf(buf, cap, "trace seen before predicting"); break;
+    case WB_STATE_IN_PROGRESS: snprintf(buf, cap, _("%ld of %ld values predicted"), s->filled, s->facts); break;
+    case WB_STATE_PREDICTED: snprintf(buf, cap, "%s", _("ready to check")); break;
+    case WB_STATE_REVEALED: snprintf(buf, cap, "%s", _("trace seen before predicting")); break;
     case WB_STATE_NOT_STARTED:
-        if (s->facts < 0 && !s->note[0]) snprintf(buf, cap, "no predictions template");
+        if (s->facts < 0 && !s->note[0]) snprintf(buf, cap, "%s", _("no predictions template"));
         break;
     case WB_STATE_BROKEN: snprintf(buf, cap, "%s", s->note); break;
     }
     if (s->state == WB_STATE_GRADED && s->edited_since_grading)
-        snprintf(buf + strlen(buf), cap - strlen(buf), " (edited since the last grading)");
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s", _(" (edited since the last grading)"));
     if (s->graded_from[0] && (s->state == WB_STATE_GRADED || s->state == WB_STATE_REGRADED)) {
         const char *base = strrchr(s->graded_from, '/');
-        snprintf(buf + strlen(buf), cap - strlen(buf), ", graded from %s", base ? base + 1 : s->graded_from);
+        snprintf(buf + strlen(buf), cap - strlen(buf), _(", graded from %s"), base ? base + 1 : s->graded_from);
     }
+    const char *sep = buf[0] ? _(", ") : "";
     if (s->first_total >= 0 && s->state == WB_STATE_NOT_STARTED)
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%sfirst try %ld/%ld kept", buf[0] ? ", " : "", s->first_right,
-                 s->first_total);
+        snprintf(buf + strlen(buf), cap - strlen(buf), _("%sfirst try %ld/%ld kept"), sep, s->first_right, s->first_total);
     else if (s->first_total >= 0 && (s->state == WB_STATE_IN_PROGRESS || s->state == WB_STATE_PREDICTED))
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%sstarted again; first try %ld/%ld kept", buf[0] ? ", " : "",
-                 s->first_right, s->first_total);
-    if (s->hints_shown > 0) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%ld hint%s", buf[0] ? ", " : "", s->hints_shown,
-                                     s->hints_shown == 1 ? "" : "s");
+        snprintf(buf + strlen(buf), cap - strlen(buf), _("%sstarted again; first try %ld/%ld kept"), sep, s->first_right,
+                 s->first_total);
+    if (s->hints_shown > 0)
+        snprintf(buf + strlen(buf), cap - strlen(buf), wb_ngettext("%s%ld hint", "%s%ld hints", (unsigned long)s->hints_shown),
+                 buf[0] ? _(", ") : "", s->hints_shown);
 }
 
 static const char *state_color(FILE *f, const wb_lesson_status *s) {
@@ -126,7 +127,7 @@ int cmd_list(int argc, char **argv) {
     size_t drafts = wb_course_drop_drafts(&course); /* for instructors: grader lint lists them */
     wb_lesson_status *s = calloc(course.n + 1, sizeof *s);
     if (!s) {
-        fprintf(stderr, "grader list: out of memory\n");
+        fprintf(stderr, "grader list: %s\n", _("out of memory"));
         json_decref(progress);
         wb_course_free(&course);
         return WB_EXIT_INPUT;
@@ -145,7 +146,7 @@ int cmd_list(int argc, char **argv) {
                                     next >= 0 ? json_string(s[next].dir) : json_null()));
     } else {
         char head[4400];
-        snprintf(head, sizeof head, "Course in %s: %zu lesson%s", root, course.n, course.n == 1 ? "" : "s");
+        snprintf(head, sizeof head, wb_ngettext("Course in %s: %zu lesson", "Course in %s: %zu lessons", course.n), root, course.n);
         fputs(wb_bold(stdout), stdout);
         wb_wrap_open(stdout, head, 0, 2, wb_term_width(stdout));
         printf("%s\n", wb_reset(stdout));
@@ -154,23 +155,25 @@ int cmd_list(int argc, char **argv) {
         for (size_t i = 0; i < course.n; i++)
             if ((int)strlen(s[i].name) > name_w) name_w = (int)strlen(s[i].name) < 24 ? (int)strlen(s[i].name) : 24;
         for (size_t i = 0; i < course.n; i++) {
-            char score[1200], title[256];
+            char score[1200], title[1024];
             score_text(&s[i], score, sizeof score);
-            const char *state_name = s[i].state == WB_STATE_NOT_STARTED && s[i].first_total >= 0 ? "started again"
-                                                                                                  : wb_lesson_state_name(s[i].state);
-            int col = printf("%s %-*s %s%-13s%s ", (long)i == next ? ">" : " ", name_w, s[i].name, state_color(stdout, &s[i]),
-                             state_name, wb_reset(stdout));
-            col -= (int)(strlen(state_color(stdout, &s[i])) + strlen(wb_reset(stdout)));
+            const char *state_name = s[i].state == WB_STATE_NOT_STARTED && s[i].first_total >= 0 ? _("started again")
+                                                                                                  : _(wb_lesson_state_name(s[i].state));
+            int state_w = (int)wb_columns(state_name) > 13 ? (int)wb_columns(state_name) : 13;
+            printf("%s %-*s %s", (long)i == next ? ">" : " ", name_w, s[i].name, state_color(stdout, &s[i]));
+            wb_pad(stdout, state_name, 13);
+            printf("%s ", wb_reset(stdout));
+            int col = 1 + 1 + (name_w > (int)strlen(s[i].name) ? name_w : (int)strlen(s[i].name)) + 1 + state_w + 1;
             wb_wrap(stdout, score[0] ? score : "-", col, col, width);
-            int room = width - 4 < (int)sizeof title - 1 ? width - 4 : (int)sizeof title - 1;
-            if ((int)wb_columns(s[i].title) > room && room > 3) snprintf(title, sizeof title, "%.*s...", room - 3, s[i].title);
-            else snprintf(title, sizeof title, "%s", s[i].title);
+            wb_truncate(s[i].title, (size_t)(width - 4), title, sizeof title);
             printf("    %s%s%s\n", wb_dim(stdout), title, wb_reset(stdout));
         }
-        if (course.n == 0) printf("  (no lessons: folders lessons/NN_name with a lesson.yaml)\n");
-        if (drafts) printf("  (%zu draft lesson%s not listed: lesson.yaml says draft: true)\n", drafts, drafts == 1 ? "" : "s");
-        if (next >= 0) printf("\nNext: grader check %s\n", wb_cli_display_path(s[next].dir, shown, sizeof shown));
-        else if (course.n) printf("\nEvery lesson is graded.\n");
+        if (course.n == 0) printf("  %s\n", _("(no lessons: folders lessons/NN_name with a lesson.yaml)"));
+        if (drafts)
+            printf(wb_ngettext("  (%zu draft lesson not listed: lesson.yaml says draft: true)\n",
+                               "  (%zu draft lessons not listed: lesson.yaml says draft: true)\n", drafts), drafts);
+        if (next >= 0) printf(_("\nNext: grader check %s\n"), wb_cli_display_path(s[next].dir, shown, sizeof shown));
+        else if (course.n) printf("\n%s\n", _("Every lesson is graded."));
     }
     for (size_t i = 0; i < course.n; i++)
         if (s[i].state == WB_STATE_BROKEN) wb_cli_error("list", s[i].note);
@@ -210,7 +213,7 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
             char ids[2048] = "";
             for (size_t i = 0; i < l.n_questions; i++)
                 snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", l.questions[i].id);
-            rc = wb_fail_at(err, WB_EXIT_INPUT, l.path, 0, 0, "lesson %s has no question '%s' (its questions: %s)", l.lesson,
+            rc = wb_fail_at(err, WB_EXIT_INPUT, l.path, 0, 0, _("lesson %s has no question '%s' (its questions: %s)"), l.lesson,
                             question_id, ids);
             goto out_p;
         }
@@ -219,32 +222,35 @@ static int run_hint(const char *lesson_arg, const char *question_id, wb_error *e
         if (!q) {
             size_t total = 0;
             for (size_t i = 0; i < l.n_questions; i++) total += l.questions[i].n_hints;
-            if (total == 0) printf("Lesson %s has no hints.\n", l.lesson);
-            else printf("No hints left in lesson %s: you have seen all %zu. grader hint %s QUESTION shows a question's "
-                        "hints again.\n", l.lesson, total, l.lesson);
+            if (total == 0) printf(_("Lesson %s has no hints.\n"), l.lesson);
+            else printf(_("No hints left in lesson %s: you have seen all %zu. grader hint %s QUESTION shows a question's "
+                          "hints again.\n"), l.lesson, total, l.lesson);
             goto out_p;
         }
     }
     if (q->n_hints == 0) {
-        printf("Question '%s' of lesson %s has no hints.\n", q->id, l.lesson);
+        printf(_("Question '%s' of lesson %s has no hints.\n"), q->id, l.lesson);
         goto out_p;
     }
     long index = wb_hint_take(entry, q);
     if (index < 0) {
-        printf("No more hints for '%s': you have seen all %zu.\n", q->id, q->n_hints);
-        for (size_t i = 0; i < q->n_hints; i++) printf("  %zu. ", i + 1), wb_wrap(stdout, q->hints[i], 5, 5, wb_term_width(stdout));
+        printf(_("No more hints for '%s': you have seen all %zu.\n"), q->id, q->n_hints);
+        for (size_t i = 0; i < q->n_hints; i++)
+            printf("  %zu. ", i + 1), wb_wrap(stdout, wb_question_hint(&l, q, i), 5, 5, wb_term_width(stdout));
         goto out_p;
     }
     if ((rc = wb_progress_save(state, progress, err))) goto out_p;
-    printf("%sHint %ld of %zu%s for '%s' (range %s%s%s):\n  Q: ", wb_bold(stdout), index + 1, q->n_hints, wb_reset(stdout), q->id,
-           q->range, q->variant ? ", variant " : "", q->variant ? q->variant : "");
-    wb_wrap(stdout, q->ask, 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
+    printf("%s", wb_bold(stdout));
+    printf(_("Hint %ld of %zu%s for '%s' (range %s%s%s):\n"), index + 1, q->n_hints, wb_reset(stdout), q->id, q->range,
+           q->variant ? _(", variant ") : "", q->variant ? q->variant : "");
+    fputs("  Q: ", stdout);
+    wb_wrap(stdout, wb_question_ask(&l, q), 5, 5, wb_term_width(stdout)); /* questions and hints wrap at word boundaries */
     fputs("  ", stdout);
-    wb_wrap(stdout, q->hints[index], 2, 2, wb_term_width(stdout));
+    wb_wrap(stdout, wb_question_hint(&l, q, (size_t)index), 2, 2, wb_term_width(stdout));
     if ((size_t)index + 1 < q->n_hints)
-        printf("%zu more: grader hint %s %s\n", q->n_hints - (size_t)index - 1, l.lesson, q->id);
+        printf(_("%zu more: grader hint %s %s\n"), q->n_hints - (size_t)index - 1, l.lesson, q->id);
     else
-        printf("That was the last hint for '%s'.\n", q->id);
+        printf(_("That was the last hint for '%s'.\n"), q->id);
 out_p:
     if (have_p) wb_predictions_free(&p);
 out:
@@ -258,7 +264,7 @@ int cmd_hint(int argc, char **argv) {
     const char *words[2] = {NULL, NULL}; /* the lesson, and the question (NULL: the next one) */
     size_t n = 0;
     wb_cli_spec spec = {.command = "hint", .usage = HINT_USAGE, .operands = words, .n_operands = &n, .max_operands = 2, .min_operands = 1,
-                        .missing = "which lesson? e.g. grader hint 01_matmul_add"};
+                        .missing = N_("which lesson? e.g. grader hint 01_matmul_add")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     const char *lesson = words[0], *question = words[1];

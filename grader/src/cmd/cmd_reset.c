@@ -31,10 +31,10 @@ static int run_reset(const char *arg, wb_error *err) {
     if (!rc) rc = wb_progress_record_reset(state, l.lesson, err);
     if (!rc) {
         wb_learner_predictions_path(l.dir, path, sizeof path);
-        printf("Lesson %s starts again: %s is a fresh copy of the template.\n", l.lesson,
+        printf(_("Lesson %s starts again: %s is a fresh copy of the template.\n"), l.lesson,
                wb_cli_display_path(path, shown, sizeof shown));
-        if (backup[0]) printf("Your previous predictions are kept in %s.\n", wb_cli_display_path(backup, shown, sizeof shown));
-        printf("Next: grader check %s\n", wb_cli_display_path(l.dir, shown, sizeof shown));
+        if (backup[0]) printf(_("Your previous predictions are kept in %s.\n"), wb_cli_display_path(backup, shown, sizeof shown));
+        printf(_("Next: grader check %s\n"), wb_cli_display_path(l.dir, shown, sizeof shown));
     }
     wb_lesson_free(&l);
     return rc;
@@ -44,8 +44,8 @@ int cmd_reset(int argc, char **argv) {
     const char *lesson = NULL; /* folder, name or number */
     size_t n = 0;
     wb_cli_spec spec = {.command = "reset", .usage = RESET_USAGE, .operands = &lesson, .n_operands = &n, .max_operands = 1,
-                        .min_operands = 1, .missing = "which lesson? e.g. grader reset 01_matmul_add",
-                        .too_many = "one lesson at a time (also got %s)"};
+                        .min_operands = 1, .missing = N_("which lesson? e.g. grader reset 01_matmul_add"),
+                        .too_many = N_("one lesson at a time (also got %s)")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};

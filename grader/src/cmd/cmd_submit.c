@@ -54,7 +54,7 @@ static int write_whole(const char *path, const char *text, wb_error *err) {
     if (!ok) {
         int e = errno;
         unlink(tmp);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the submission (%s): give another --out FILE", path, strerror(e));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the submission (%s): give another --out FILE"), path, strerror(e));
     }
     return 0;
 }
@@ -63,7 +63,7 @@ static int run_submit(const char *const *args, size_t n_args, const char *name, 
     char root[4096], state[4096];
     if (wb_find_root(root, sizeof root, err) || wb_state_dir(root, state, sizeof state, err)) return err->code;
     char **names = calloc(n_args + 1, sizeof *names);
-    if (!names) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!names) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     int rc = 0;
     for (size_t i = 0; i < n_args && !rc; i++) {
         char dir[4096], lesson[256];
@@ -78,16 +78,17 @@ static int run_submit(const char *const *args, size_t n_args, const char *name, 
                                       &submission, err);
     if (!rc) {
         char *text = json_dumps(submission, JSON_INDENT(1) | JSON_SORT_KEYS);
-        rc = text ? write_whole(out_path, text, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = text ? write_whole(out_path, text, err) : wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
         if (text) {
             size_t facts = 0, i, j;
             json_t *l, *q;
             json_array_foreach(json_object_get(submission, "lessons"), i, l)
                 json_array_foreach(json_object_get(l, "questions"), j, q) facts += json_array_size(json_object_get(q, "facts"));
             if (!rc)
-                printf("Wrote %s: %zu lesson%s, %zu facts, for %s. Hand this file to your instructor as it is.\n", out_path,
-                       json_array_size(json_object_get(submission, "lessons")),
-                       json_array_size(json_object_get(submission, "lessons")) == 1 ? "" : "s", facts, name);
+                printf(wb_ngettext("Wrote %s: %zu lesson, %zu facts, for %s. Hand this file to your instructor as it is.\n",
+                                   "Wrote %s: %zu lessons, %zu facts, for %s. Hand this file to your instructor as it is.\n",
+                                   json_array_size(json_object_get(submission, "lessons"))),
+                       out_path, json_array_size(json_object_get(submission, "lessons")), facts, name);
         }
         free(text);
     }
@@ -104,7 +105,7 @@ int cmd_submit(int argc, char **argv) {
     const char *out = "submission.json";     /* --out */
     const char **lessons = calloc((size_t)argc + 1, sizeof *lessons);
     size_t n = 0;
-    if (!lessons) return fputs("grader submit: out of memory\n", stderr), WB_EXIT_INPUT;
+    if (!lessons) return fprintf(stderr, "grader submit: %s\n", _("out of memory")), WB_EXIT_INPUT;
     const wb_cli_option options[] = {{"--name", WB_CLI_TEXT, .text = &name}, {"--out", WB_CLI_TEXT, .text = &out}};
     wb_cli_spec spec = {.command = "submit", .usage = SUBMIT_USAGE, .options = options, .n_options = 2, .operands = lessons,
                         .n_operands = &n, .max_operands = (size_t)argc};

@@ -125,7 +125,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
     /* The key's answers are a lesson's answers: a learner at a terminal confirms first, like diff.
      * A script (an instructor's, CI) is not asked, and nothing is recorded for it. */
     if ((o->reveal || wb_can_ask()) &&
-        (rc = wb_reveal_gate_at(lesson.lesson, lesson.dir, NULL, "grader verify", "the answer key's answers", o->reveal, err)))
+        (rc = wb_reveal_gate_at(lesson.lesson, lesson.dir, NULL, "grader verify", _("the answer key's answers"), o->reveal, err)))
         goto out;
 
     char arch[16] = "", gpu[256] = "", no_torch[1200] = "";

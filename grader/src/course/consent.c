@@ -85,18 +85,18 @@ int wb_reveal_gate_at(const char *lesson, const char *lesson_dir, const char *re
     if (!news) return 0;
     if (!consent && wb_can_ask()) {
         char text[1024];
-        snprintf(text, sizeof text, "Lesson %s is not graded yet: %s shows %s, which its questions ask you to predict. "
-                 "Seeing them first is recorded in your progress, and a later score is then not a first try.", lesson, command,
+        snprintf(text, sizeof text, _("Lesson %s is not graded yet: %s shows %s, which its questions ask you to predict. "
+                 "Seeing them first is recorded in your progress, and a later score is then not a first try."), lesson, command,
                  what);
         wb_wrap(stderr, text, 0, 0, wb_term_width(stderr));
-        consent = wb_confirm("Show them anyway?");
+        consent = wb_confirm(_("Show them anyway?"));
         if (!consent)
-            return wb_fail(err, WB_STOPPED, "Nothing shown. Predict lesson %s first (grader check %s), then look again.",
+            return wb_fail(err, WB_STOPPED, _("Nothing shown. Predict lesson %s first (grader check %s), then look again."),
                            lesson, lesson);
     }
     if (!consent)
-        return wb_fail(err, WB_EXIT_INPUT, "lesson %s is not graded yet, and %s would show %s before you predict them. "
+        return wb_fail(err, WB_EXIT_INPUT, _("lesson %s is not graded yet, and %s would show %s before you predict them. "
                        "Run grader check %s first, or add --reveal to see them now (recorded in your progress: a later "
-                       "score is then not a first try)", lesson, command, what, lesson);
+                       "score is then not a first try)"), lesson, command, what, lesson);
     return wb_progress_record_reveal(state, lesson, "recording", command, err);
 }

@@ -10,13 +10,13 @@
 
 const char *wb_lesson_state_name(wb_lesson_state s) {
     switch (s) {
-    case WB_STATE_NOT_STARTED: return "not started";
-    case WB_STATE_IN_PROGRESS: return "in progress";
-    case WB_STATE_PREDICTED: return "predicted";
-    case WB_STATE_GRADED: return "graded";
-    case WB_STATE_REGRADED: return "regraded";
-    case WB_STATE_REVEALED: return "revealed";
-    case WB_STATE_BROKEN: return "broken";
+    case WB_STATE_NOT_STARTED: return N_("not started");
+    case WB_STATE_IN_PROGRESS: return N_("in progress");
+    case WB_STATE_PREDICTED: return N_("predicted");
+    case WB_STATE_GRADED: return N_("graded");
+    case WB_STATE_REGRADED: return N_("regraded");
+    case WB_STATE_REVEALED: return N_("revealed");
+    case WB_STATE_BROKEN: return N_("broken");
     }
     return "?";
 }
@@ -48,7 +48,7 @@ void wb_lesson_status_get(const char *lesson_dir, json_t *progress, wb_lesson_st
         snprintf(s->note, sizeof s->note, "%s", err.message);
         return;
     }
-    snprintf(s->title, sizeof s->title, "%s", lesson.title);
+    snprintf(s->title, sizeof s->title, "%s", wb_lesson_title_text(&lesson));
     wb_lesson_free(&lesson);
 
     /* the predictions file as it is now */

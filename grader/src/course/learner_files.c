@@ -31,8 +31,8 @@ static char *read_template(const char *lesson_dir, size_t *length, wb_error *err
     char path[4200];
     wb_template_path(lesson_dir, path, sizeof path);
     if (!wb_file_exists(path)) {
-        wb_fail(err, WB_EXIT_INPUT, "%s: no predictions template in this lesson; an instructor makes it with: grader "
-                "template %s --write", path, lesson_dir);
+        wb_fail(err, WB_EXIT_INPUT, _("%s: no predictions template in this lesson; an instructor makes it with: grader "
+                  "template %s --write"), path, lesson_dir);
         return NULL;
     }
     char *text = NULL;
@@ -47,7 +47,7 @@ static int write_whole(const char *path, const char *data, size_t n, int exclusi
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     unlink(tmp);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write it: %s", tmp, strerror(errno));
+    if (fd < 0) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write it: %s"), tmp, strerror(errno));
     ssize_t w = write(fd, data, n);
     int closed = close(fd);
     int rc = w == (ssize_t)n && closed == 0 ? 0 : -1;
@@ -55,7 +55,7 @@ static int write_whole(const char *path, const char *data, size_t n, int exclusi
         rc = link(tmp, path);
         if (rc && errno == EEXIST) {
             unlink(tmp);
-            return wb_fail(err, WB_EXIT_INPUT, "%s: exists already; it is left as it is", path);
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: exists already; it is left as it is"), path);
         }
         if (!rc) unlink(tmp);
     } else if (!rc) {
@@ -64,7 +64,7 @@ static int write_whole(const char *path, const char *data, size_t n, int exclusi
     if (rc) {
         int e = errno;
         unlink(tmp);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write it: %s", path, strerror(e));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write it: %s"), path, strerror(e));
     }
     return 0;
 }
@@ -122,7 +122,7 @@ int wb_learner_reset(const char *lesson_dir, char *backup, size_t backup_cap, wb
          * file stays in place until its copy exists */
         char bak[4300];
         if (wb_backup_path(path, bak, sizeof bak) != 0 || link(path, bak) != 0)
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot keep a backup (%s); nothing was changed", path, strerror(errno));
+            rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot keep a backup (%s); nothing was changed"), path, strerror(errno));
         else
             snprintf(backup, backup_cap, "%s", bak);
     }

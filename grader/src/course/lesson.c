@@ -56,6 +56,7 @@ void wb_lesson_free(wb_lesson *l) {
     free(l->lesson);
     free(l->title);
     free(l->binary);
+    wb_translation_drop(l->ja);
     memset(l, 0, sizeof *l);
 }
 
@@ -381,7 +382,48 @@ out:
     return rc;
 }
 
-int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) { return load_lesson(lesson_dir, NULL, 0, l, err); }
+int wb_lesson_load(const char *lesson_dir, wb_lesson *l, wb_error *err) {
+    int rc = load_lesson(lesson_dir, NULL, 0, l, err);
+    char ja[4200];
+    if (!rc) l->ja = wb_translation_load_beside(wb_lesson_translation_path(l->dir, "ja", ja, sizeof ja), WB_TRANSLATION_LESSON,
+                                                l->ja_error, sizeof l->ja_error);
+    return rc;
+}
+
+char *wb_question_source(const wb_question *q) {
+    size_t n = strlen(q->ask) + 1;
+    for (size_t i = 0; i < q->n_hints; i++) n += strlen(q->hints[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    size_t at = (size_t)sprintf(s, "%s", q->ask);
+    for (size_t i = 0; i < q->n_hints; i++) at += (size_t)sprintf(s + at, "\n%s", q->hints[i]);
+    return s;
+}
+
+/* The question's translation when it is of the English as it is now, else NULL. */
+static const wb_translated *fresh_question(const wb_lesson *l, const wb_question *q) {
+    const wb_translated *t = wb_i18n_is_ja() ? wb_translation_find(l->ja, q->id) : NULL;
+    if (!t) return NULL;
+    char *source = wb_question_source(q);
+    int fresh = source && wb_translation_fresh(t->en_sha, source);
+    free(source);
+    return fresh ? t : NULL;
+}
+
+const char *wb_lesson_title_text(const wb_lesson *l) {
+    const wb_translated *t = wb_i18n_is_ja() && l->ja ? l->ja->title : NULL;
+    return t && l->title && wb_translation_fresh(t->en_sha, l->title) ? t->text : l->title;
+}
+
+const char *wb_question_ask(const wb_lesson *l, const wb_question *q) {
+    const wb_translated *t = fresh_question(l, q);
+    return t ? t->text : q->ask;
+}
+
+const char *wb_question_hint(const wb_lesson *l, const wb_question *q, size_t i) {
+    const wb_translated *t = fresh_question(l, q);
+    return t && t->n_hints == q->n_hints && i < t->n_hints ? t->hints[i] : i < q->n_hints ? q->hints[i] : NULL;
+}
 
 int wb_lesson_load_buffer(const char *lesson_dir, const char *data, size_t length, wb_lesson *l, wb_error *err) {
     return load_lesson(lesson_dir, data ? data : "", length, l, err);

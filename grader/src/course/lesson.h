@@ -6,6 +6,7 @@
 #define WB_LESSON_H
 
 #include "wb_base.h"
+#include "wb_predict.h"
 
 #include <stddef.h>
 
@@ -64,6 +65,8 @@ typedef struct {
     size_t n_work;
     int draft;        /* draft: true: out of the learners' course, its GPU-only lint checks pending */
     int world_size;   /* world_size: N: a multi-process lesson (docs/lesson-format.md); 1 by default */
+    wb_translation *ja; /* i18n/ja.yaml (translation.h), read by wb_lesson_load; NULL when there is none */
+    char ja_error[1024]; /* why i18n/ja.yaml could not be read ("" when it could): lint reports it */
 } wb_lesson;
 
 /* On failure *out holds nothing to free. */
@@ -86,6 +89,16 @@ double wb_lesson_tolerance(const wb_lesson *l, const char *question_id);
 /* "a, b, c" into buf: for "expected one of" messages. */
 const char *wb_lesson_variant_list(const wb_lesson *l, char *buf, size_t cap);
 const char *wb_lesson_range_list(const wb_lesson *l, char *buf, size_t cap);
+
+/* The English source of a question's translation: its ask, then each hint, joined by "\n"
+ * (malloc'd; NULL when out of memory). Its SHA-256 is the translation's en_sha. */
+char *wb_question_source(const wb_question *q);
+
+/* The texts in the language chosen (i18n.h): the translation where there is one of the English
+ * as it is now, else the English. A question's hints are translated together with its ask. */
+const char *wb_lesson_title_text(const wb_lesson *l);
+const char *wb_question_ask(const wb_lesson *l, const wb_question *q);
+const char *wb_question_hint(const wb_lesson *l, const wb_question *q, size_t i);
 
 /* The folder name of a lesson path: "lessons/03_mlp/" -> "03_mlp". Into buf. */
 const char *wb_lesson_dir_name(const char *lesson_dir, char *buf, size_t cap);

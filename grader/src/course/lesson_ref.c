@@ -22,13 +22,13 @@ int wb_resolve_lesson(const char *arg, char *dir, size_t cap, wb_error *err) {
         return 0;
     }
     if (wb_is_dir(arg) && strchr(arg, '/'))
-        return wb_fail(err, WB_EXIT_INPUT, "%s: not a lesson folder (it has no lesson.yaml)", arg);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: not a lesson folder (it has no lesson.yaml)"), arg);
 
     char root[4096];
     wb_course course;
     wb_error root_err = {0};
     if (wb_find_root(root, sizeof root, &root_err) || wb_course_load(root, &course, &root_err))
-        return wb_fail(err, WB_EXIT_INPUT, "%s: no such lesson folder, and %s", arg, root_err.message);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: no such lesson folder, and %s"), arg, root_err.message);
     long number = all_digits(arg) && strlen(arg) <= 2 ? strtol(arg, NULL, 10) : -1;
     long found = -1;
     for (size_t i = 0; i < course.n && found < 0; i++) {
@@ -45,7 +45,7 @@ int wb_resolve_lesson(const char *arg, char *dir, size_t cap, wb_error *err) {
         strncat(list, course.names[i], sizeof list - strlen(list) - 1);
         if (i + 1 < course.n) strncat(list, ", ", sizeof list - strlen(list) - 1);
     }
-    wb_fail(err, WB_EXIT_INPUT, "no lesson '%s' in %s/lessons (there: %s)", arg, root, course.n ? list : "none");
+    wb_fail(err, WB_EXIT_INPUT, _("no lesson '%s' in %s/lessons (there: %s)"), arg, root, course.n ? list : _("none"));
     wb_course_free(&course);
     return WB_EXIT_INPUT;
 }

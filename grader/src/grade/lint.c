@@ -16,7 +16,12 @@
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the report ----------------------------------------------------------------------------- */
 
@@ -85,9 +90,12 @@ size_t wb_lint_count(const wb_lint_report *r, const char *check) {
     return n;
 }
 
+static int is_translation_issue(const wb_lint_issue *x) { return !strncmp(x->check, "translation-", 12); }
+
 void wb_lint_report_print(FILE *f, const wb_lint_report *r) {
-    for (size_t i = 0; i < r->n; i++) {
+    for (size_t i = 0, heading = 0; i < r->n; i++) {
         const wb_lint_issue *x = &r->items[i];
+        if (is_translation_issue(x) && !heading++) fprintf(f, "%s: Japanese catalog (i18n/ja.yaml, the key's .ja.yaml):\n", r->lesson);
         if (x->line > 0) fprintf(f, "%s:%d: ", x->path, x->line);
         else fprintf(f, "%s: ", x->path);
         fprintf(f, "%s: %s [%s]\n", severity_name(x->severity), x->message, x->check);
@@ -358,7 +366,7 @@ static void check_key(wb_lint_report *r, const wb_lesson *l, const wb_answer_key
             "no verified architecture: record the lesson on a GPU (grader record), write that architecture's answers, check "
             "them (grader verify --replay) and mark them status: verified");
     for (size_t i = 0; i < l->n_questions; i++) {
-        const char *e = wb_answer_key_explanation(k, l->questions[i].id);
+        const char *e = wb_answer_key_explanation_en(k, l->questions[i].id);
         if (!e)
             add(r, WB_LINT_ERROR, "explanation-missing", k->path, line_of(k->path, "explanations:"),
                 "no explanation for question '%s': learners see one after grading", l->questions[i].id);
@@ -370,6 +378,127 @@ static void check_key(wb_lint_report *r, const wb_lesson *l, const wb_answer_key
         if (!wb_lesson_question(l, k->explanation_ids[i]))
             add(r, WB_LINT_WARNING, "explanation-unknown", k->path, 0, "an explanation for '%s', which is not a question of "
                                                                        "lesson.yaml (a typo?)", k->explanation_ids[i]);
+}
+
+/* ---- the Japanese catalog --------------------------------------------------------------------- */
+
+/* 1 when some lesson of the course beside this one has a Japanese translation: the course is then
+ * translated, and a lesson or a question without a translation is worth a warning. A course
+ * nobody translates gets none. */
+static int course_translated(const wb_lesson *l) {
+    char pattern[4300];
+    snprintf(pattern, sizeof pattern, "%s/../*/i18n/ja.yaml", l->dir);
+    glob_t g;
+    int found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
+static void translation_entry(wb_lint_report *r, const wb_translation *t, const wb_translated *e, const char *what,
+                              const char *english) {
+    char sha[65];
+    wb_sha256_hex(english, sha);
+    if (!e)
+        add(r, WB_LINT_WARNING, "translation-missing", t->path, 0, "%s has no Japanese translation (en_sha %s)", what, sha);
+    else if (strcmp(e->en_sha, sha) != 0)
+        add(r, WB_LINT_WARNING, "translation-stale", t->path, e->line, "the Japanese %s translates an older English text: "
+            "translate it again from the English as it is now and set en_sha: %s (until then learners see the English)", what, sha);
+}
+
+/* git's answer to whether README.md differs now from its version at commit: 1 differs, 0 the same,
+ * -1 unknown (no git, not a repository, a commit this clone lacks: a release or a shallow clone). */
+static int git_status(char *const argv[]);
+
+static int readme_changed_since(const char *dir, const char *commit) {
+    char object[80];
+    snprintf(object, sizeof object, "%s^{commit}", commit);
+    char *known[] = {"git", "-C", (char *)dir, "rev-parse", "-q", "--verify", object, NULL};
+    if (git_status(known) != 0) return -1; /* outside a repository, git diff would compare two files */
+    char *diff[] = {"git", "-C", (char *)dir, "diff", "--quiet", (char *)commit, "--", "README.md", NULL};
+    int rc = git_status(diff);
+    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
+}
+
+/* git's exit status, quietly; -1 when it cannot run. */
+static int git_status(char *const argv[]) {
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int status = 0, rc = posix_spawnp(&pid, "git", &io, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&io);
+    if (rc != 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
+}
+
+/* README.ja.md opens with <!-- translates: README.md @ COMMIT -->: warn when README.md changed since. */
+static void check_readme_translation(wb_lint_report *r, const wb_lesson *l) {
+    char path[4400], line[512], commit[64] = "";
+    snprintf(path, sizeof path, "%s/README.ja.md", l->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    int ok = fgets(line, sizeof line, f) && sscanf(line, "<!-- translates: README.md @ %40[0-9a-f] -->", commit) == 1 &&
+             strlen(commit) == 40;
+    fclose(f);
+    if (!ok) {
+        add(r, WB_LINT_WARNING, "translation-commit", path, 1, "the first line does not name the English it translates: "
+            "<!-- translates: README.md @ COMMIT --> (git log -1 --format=%%H -- README.md)");
+        return;
+    }
+    if (readme_changed_since(l->dir, commit) == 1)
+        add(r, WB_LINT_WARNING, "translation-stale", path, 1, "README.md changed since %.12s, the commit this translates "
+            "(git diff %.12s -- README.md shows what to carry over; then name the new commit)", commit, commit);
+}
+
+/* Issues about translations go at the end of the report, under the Japanese catalog's heading. */
+static void check_translations(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k) {
+    char path[4400], what[512];
+    int translated = course_translated(l);
+    check_readme_translation(r, l);
+    wb_lesson_translation_path(l->dir, "ja", path, sizeof path);
+    if (l->ja_error[0]) {
+        add_reader_error(r, "translation-unreadable", path, l->ja_error);
+    } else if (!l->ja) {
+        if (translated)
+            add(r, WB_LINT_WARNING, "translation-missing", path, 0, "no Japanese translation of this lesson's title and questions "
+                "(other lessons have one; docs/i18n.md says how to write it)");
+    } else {
+        if (l->title) translation_entry(r, l->ja, l->ja->title, "title", l->title);
+        for (size_t i = 0; i < l->n_questions; i++) {
+            const wb_question *q = &l->questions[i];
+            const wb_translated *e = wb_translation_find(l->ja, q->id);
+            char *source = wb_question_source(q);
+            snprintf(what, sizeof what, "question '%s'", q->id);
+            if (source) translation_entry(r, l->ja, e, what, source);
+            free(source);
+            if (e && e->n_hints != q->n_hints)
+                add(r, WB_LINT_WARNING, "translation-hints", l->ja->path, e->line, "question '%s' has %zu hint%s in English and %zu "
+                    "in Japanese: a learner sees the English ones", q->id, q->n_hints, q->n_hints == 1 ? "" : "s", e->n_hints);
+        }
+        for (size_t i = 0; i < l->ja->n; i++)
+            if (!wb_lesson_question(l, l->ja->items[i].id))
+                add(r, WB_LINT_WARNING, "translation-unknown", l->ja->path, l->ja->items[i].line, "a translation of '%s', which "
+                    "is not a question of lesson.yaml", l->ja->items[i].id);
+    }
+    if (!k) return;
+    wb_key_translation_path(k->path, "ja", path, sizeof path);
+    if (k->ja_error[0]) {
+        add_reader_error(r, "translation-unreadable", path, k->ja_error);
+    } else if (!k->ja) {
+        if (translated)
+            add(r, WB_LINT_WARNING, "translation-missing", path, 0, "no Japanese translation of the answer key's explanations");
+    } else {
+        for (size_t i = 0; i < l->n_questions; i++) {
+            const char *english = wb_answer_key_explanation_en(k, l->questions[i].id);
+            snprintf(what, sizeof what, "explanation of '%s'", l->questions[i].id);
+            if (english) translation_entry(r, k->ja, wb_translation_find(k->ja, l->questions[i].id), what, english);
+        }
+        for (size_t i = 0; i < k->ja->n; i++)
+            if (!wb_lesson_question(l, k->ja->items[i].id))
+                add(r, WB_LINT_WARNING, "translation-unknown", k->ja->path, k->ja->items[i].line, "a translation of the "
+                    "explanation of '%s', which is not a question of lesson.yaml", k->ja->items[i].id);
+    }
 }
 
 /* ---- recordings ------------------------------------------------------------------------------ */
@@ -909,6 +1038,7 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
         }
     for (size_t i = 0; i < n; i++) wb_recording_free(&recs[i].rec);
     free(recs);
+    check_translations(r, &l, have_key ? &key : NULL);
     if (have_key) wb_answer_key_free(&key);
     wb_lesson_free(&l);
     return r->out_of_memory ? -1 : 0;

@@ -89,7 +89,8 @@ static const wb_fact *fact_labelled(const wb_prediction *p, const char *label) {
 
 /* One explanation sealed under one architecture's answers; NULL when that architecture does not
  * answer every exact fact of the question. */
-static json_t *seal_one(const wb_lesson *l, const wb_question *q, const wb_arch_answers *a, const char *text, wb_error *err) {
+static json_t *seal_one(const wb_lesson *l, const wb_question *q, const wb_arch_answers *a, const char *text, const char *lang,
+                        wb_error *err) {
     const wb_prediction *p = wb_predictions_find(&a->answers, q->id);
     if (!p) return NULL;
     long *values = calloc(q->n_facts + 1, sizeof *values);
@@ -118,6 +119,7 @@ static json_t *seal_one(const wb_lesson *l, const wb_question *q, const wb_arch_
              *ht = to_hex(tag, TAG_BYTES);
         if (hs && hi && hd && ht)
             o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", q->id, "arch", a->arch, "salt", hs, "iv", hi, "data", hd, "tag", ht);
+        if (o && lang) json_object_set_new(o, "lang", json_string(lang));
         free(hs), free(hi), free(hd), free(ht);
     }
     free(data);
@@ -135,10 +137,16 @@ int wb_sealed_key_write(const wb_lesson *l, const wb_answer_key *key, const char
     }
     for (size_t i = 0; i < l->n_questions && !rc; i++) {
         const wb_question *q = &l->questions[i];
-        const char *text = wb_answer_key_explanation(key, q->id);
+        const char *text = wb_answer_key_explanation_en(key, q->id);
+        /* the Japanese explanation, sealed the same way, when it translates the English as it is now */
+        const wb_translated *ja = text ? wb_translation_find(key->ja, q->id) : NULL;
+        if (ja && !wb_translation_fresh(ja->en_sha, text)) ja = NULL;
         for (size_t j = 0; text && j < key->n_archs && !rc; j++) {
-            json_t *o = seal_one(l, q, &key->archs[j], text, err);
+            json_t *o = seal_one(l, q, &key->archs[j], text, NULL, err);
             if (o) json_array_append_new(sealed, o);
+            else if (err->code) rc = err->code;
+            json_t *t = o && ja ? seal_one(l, q, &key->archs[j], ja->text, "ja", err) : NULL;
+            if (t) json_array_append_new(sealed, t);
             else if (err->code) rc = err->code;
         }
     }
@@ -175,6 +183,42 @@ static char *open_one(json_t *o, const unsigned char key[32]) {
     if (!ok) return free(text), NULL;
     text[len + fin] = '\0';
     return text;
+}
+
+/* 1 when o is the sealed explanation of question id for arch, in lang (NULL: the English one). */
+static int sealed_for(json_t *o, const char *id, const char *arch, const char *lang) {
+    const char *oid = json_string_value(json_object_get(o, "id")), *oarch = json_string_value(json_object_get(o, "arch"));
+    const char *olang = json_string_value(json_object_get(o, "lang"));
+    return oid && oarch && !strcmp(oid, id) && !strcmp(oarch, arch) && (lang ? olang && !strcmp(olang, lang) : !olang);
+}
+
+/* The text of one sealed explanation, opened with the captured values; NULL when they do not open it. */
+static char *open_sealed(json_t *o, const char *lesson, const wb_question *q, const char *arch, const long *values) {
+    size_t ns;
+    unsigned char *salt = from_hex(json_string_value(json_object_get(o, "salt")), &ns), key[32];
+    if (!salt || ns != SALT_BYTES) {
+        free(salt);
+        return NULL;
+    }
+    seal_key(lesson, q, arch, values, salt, key);
+    free(salt);
+    return open_one(o, key);
+}
+
+/* Adds text as the Japanese of question id's explanation english to out (which then owns text). */
+static int add_translated(wb_answer_key *out, const char *id, const char *english, char *text) {
+    if (!out->ja && !(out->ja = calloc(1, sizeof *out->ja))) return 0;
+    wb_translated *items = realloc(out->ja->items, (out->ja->n + 1) * sizeof *items);
+    if (!items) return 0;
+    out->ja->items = items;
+    wb_translated *e = &items[out->ja->n];
+    memset(e, 0, sizeof *e);
+    char sha[65];
+    wb_sha256_hex(english, sha);
+    e->id = strdup(id), e->en_sha = strdup(sha), e->text = text;
+    if (!e->id || !e->en_sha) return free(e->id), free(e->en_sha), 0;
+    out->ja->n++;
+    return 1;
 }
 
 int wb_sealed_key_open(const char *path, const wb_lesson *l, const char *arch, const wb_grade *g, wb_answer_key *out,
@@ -218,23 +262,20 @@ int wb_sealed_key_open(const char *path, const wb_lesson *l, const char *arch, c
         size_t idx;
         json_t *o;
         json_array_foreach(list, idx, o) {
-            if (opened || strcmp(json_string_value(json_object_get(o, "id")) ? json_string_value(json_object_get(o, "id")) : "", q->id) ||
-                strcmp(json_string_value(json_object_get(o, "arch")) ? json_string_value(json_object_get(o, "arch")) : "", arch))
-                continue;
+            if (opened || !sealed_for(o, q->id, arch, NULL)) continue;
             tried = 1;
-            size_t ns;
-            unsigned char *salt = from_hex(json_string_value(json_object_get(o, "salt")), &ns), key[32];
-            if (!salt || ns != SALT_BYTES) {
-                free(salt);
-                continue;
-            }
-            seal_key(l->lesson, q, arch, values, salt, key);
-            free(salt);
-            char *text = open_one(o, key);
+            char *text = open_sealed(o, l->lesson, q, arch, values);
             if (!text) continue;
             out->explanation_ids[out->n_explanations] = strdup(q->id);
             out->explanations[out->n_explanations++] = text;
             opened = 1;
+        }
+        /* the explanation in the language chosen opens with the same answers */
+        json_array_foreach(list, idx, o) {
+            if (!opened || !wb_i18n_is_ja() || !sealed_for(o, q->id, arch, "ja")) continue;
+            char *text = open_sealed(o, l->lesson, q, arch, values);
+            if (text && add_translated(out, q->id, out->explanations[out->n_explanations - 1], text)) break;
+            free(text);
         }
         if (tried && !opened) ++*sealed;
     }

@@ -22,6 +22,7 @@ void wb_answer_key_free(wb_answer_key *k) {
     }
     free(k->explanation_ids);
     free(k->explanations);
+    wb_translation_drop(k->ja);
     free(k->path);
     free(k->lesson);
     memset(k, 0, sizeof *k);
@@ -111,7 +112,13 @@ out:
     return rc;
 }
 
-int wb_answer_key_load(const char *path, wb_answer_key *k, wb_error *err) { return load_key(path, NULL, 0, k, err); }
+int wb_answer_key_load(const char *path, wb_answer_key *k, wb_error *err) {
+    int rc = load_key(path, NULL, 0, k, err);
+    char ja[4200];
+    if (!rc) k->ja = wb_translation_load_beside(wb_key_translation_path(path, "ja", ja, sizeof ja), WB_TRANSLATION_KEY, k->ja_error,
+                                                sizeof k->ja_error);
+    return rc;
+}
 
 int wb_answer_key_load_buffer(const char *path, const char *data, size_t length, wb_answer_key *k, wb_error *err) {
     return load_key(path, data ? data : "", length, k, err);
@@ -124,6 +131,12 @@ const wb_arch_answers *wb_answer_key_arch(const wb_answer_key *k, const char *ar
 }
 
 const char *wb_answer_key_explanation(const wb_answer_key *k, const char *id) {
+    const char *english = wb_answer_key_explanation_en(k, id);
+    const wb_translated *t = english && wb_i18n_is_ja() ? wb_translation_find(k->ja, id) : NULL;
+    return t && wb_translation_fresh(t->en_sha, english) ? t->text : english;
+}
+
+const char *wb_answer_key_explanation_en(const wb_answer_key *k, const char *id) {
     for (size_t i = 0; i < k->n_explanations; i++)
         if (!strcmp(k->explanation_ids[i], id)) return k->explanations[i];
     return NULL;

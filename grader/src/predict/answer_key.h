@@ -8,6 +8,7 @@
 
 #include "wb_base.h"
 #include "predictions.h"
+#include "translation.h"
 
 typedef struct {
     char *arch;         /* "sm_90" */
@@ -23,6 +24,8 @@ typedef struct {
     size_t n_archs;
     char **explanation_ids, **explanations;
     size_t n_explanations;
+    wb_translation *ja;      /* expectations/NN_name.ja.yaml (translation.h); NULL when there is none */
+    char ja_error[1024];     /* why that file could not be read ("" when it could): lint reports it */
 } wb_answer_key;
 
 int wb_answer_key_load(const char *path, wb_answer_key *out, wb_error *err);
@@ -30,7 +33,11 @@ int wb_answer_key_load(const char *path, wb_answer_key *out, wb_error *err);
 int wb_answer_key_load_buffer(const char *path, const char *data, size_t length, wb_answer_key *out, wb_error *err);
 void wb_answer_key_free(wb_answer_key *k);
 const wb_arch_answers *wb_answer_key_arch(const wb_answer_key *k, const char *arch);
+/* The explanation of question id in the language chosen (i18n.h): the translation when there is
+ * one of the English text as it is now, else the English; NULL when the key has none. */
 const char *wb_answer_key_explanation(const wb_answer_key *k, const char *id);
+/* The English explanation, whatever the language. */
+const char *wb_answer_key_explanation_en(const wb_answer_key *k, const char *id);
 
 /* "<root>/expectations/<lesson>.yaml" into buf, root being the folder above lessons/. */
 const char *wb_answer_key_path(const char *lesson_dir, const char *lesson, char *buf, size_t cap);

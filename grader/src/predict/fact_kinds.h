@@ -40,7 +40,7 @@ typedef struct {
     int (*from_json)(json_t *j, double *v);
     /* an answer typed at the prompt as an edit of the file; 0 when it is no answer */
     int (*answer)(const char *s, wb_answer_edit *e);
-    /* what the prompt says after a typed line that is no answer */
+    /* the line the prompt prints after a typed line that is no answer (indented, with its newline) */
     void (*ask_again)(char *buf, size_t cap);
     /* lint: the value in w made wrong for sure: a count by offset, a time by factor (2 when factor
      * is 1), a bound the next one */

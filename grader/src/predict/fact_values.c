@@ -38,7 +38,7 @@ static int count_answer(const char *s, wb_answer_edit *e) {
 }
 
 static void count_ask_again(char *buf, size_t cap) {
-    snprintf(buf, cap, "a whole number from 0 to %d, please (Enter skips, q stops)", WB_YAML_MAX_COUNT);
+    snprintf(buf, cap, _("  a whole number from 0 to %d, please (Enter skips, q stops)\n"), WB_YAML_MAX_COUNT);
 }
 
 static void count_make_wrong(wb_fact *w, int offset, double factor) { w->predicted += offset; }
@@ -76,7 +76,7 @@ static int time_answer(const char *s, wb_answer_edit *e) {
 }
 
 static void time_ask_again(char *buf, size_t cap) {
-    snprintf(buf, cap, "a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)");
+    snprintf(buf, cap, "  %s\n", _("a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)"));
 }
 
 /* A time of 0 ("nothing overlaps") has no factor of 2 to miss by: 1 us is wrong instead. */

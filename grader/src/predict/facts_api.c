@@ -35,7 +35,7 @@ long wb_count_api_calls(const wb_capture *c, const wb_occurrence *o, const wb_fa
 }
 
 void wb_describe_api_calls(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "calls to %s made in range '%s'", f->key, range);
+    snprintf(buf, cap, _("calls to %s made in range '%s'"), f->key, range);
 }
 
 static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }

@@ -23,13 +23,13 @@ long wb_count_memcpys_named(const wb_capture *c, const wb_occurrence *o, const w
 }
 
 void wb_describe_memsets(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "memset operations on the GPU in range '%s'", range);
+    snprintf(buf, cap, _("memset operations on the GPU in range '%s'"), range);
 }
 
 void wb_describe_memcpys(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "memcpy operations in range '%s'", range);
+    snprintf(buf, cap, _("memcpy operations in range '%s'"), range);
 }
 
 void wb_describe_memcpys_named(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "memcpys in range '%s' that are '%s'", range, f->key);
+    snprintf(buf, cap, _("memcpys in range '%s' that are '%s'"), range, f->key);
 }

@@ -37,14 +37,14 @@ int wb_fact_name_matches(const wb_fact *f, const char *kernel_name) {
 }
 
 void wb_describe_kernels(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "GPU kernels launched in range '%s' (memsets and memcpys not counted)", range);
+    snprintf(buf, cap, _("GPU kernels launched in range '%s' (memsets and memcpys not counted)"), range);
 }
 
 void wb_describe_gemms(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "of those kernels, matrix multiplies (GEMMs)");
+    snprintf(buf, cap, "%s", _("of those kernels, matrix multiplies (GEMMs)"));
 }
 
 void wb_describe_kernels_named(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    if (f->has_regex) snprintf(buf, cap, "kernels in range '%s' whose name matches /%s/", range, f->key + 3);
-    else snprintf(buf, cap, "kernels in range '%s' whose name contains '%s'", range, f->key);
+    if (f->has_regex) snprintf(buf, cap, _("kernels in range '%s' whose name matches /%s/"), range, f->key + 3);
+    else snprintf(buf, cap, _("kernels in range '%s' whose name contains '%s'"), range, f->key);
 }

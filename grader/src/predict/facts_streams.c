@@ -12,9 +12,9 @@ long wb_count_overlap_us(const wb_capture *c, const wb_occurrence *o, const wb_f
 }
 
 void wb_describe_streams(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "distinct streams the GPU work of range '%s' ran on", range);
+    snprintf(buf, cap, _("distinct streams the GPU work of range '%s' ran on"), range);
 }
 
 void wb_describe_overlap_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "microseconds with two or more GPU operations of range '%s' at once", range);
+    snprintf(buf, cap, _("microseconds with two or more GPU operations of range '%s' at once"), range);
 }

@@ -11,15 +11,15 @@ double wb_gpu_time_of(double gpu_us, double wall_us) { return gpu_us; }
 double wb_wall_time_of(double gpu_us, double wall_us) { return wall_us; }
 
 void wb_describe_gpu_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "GPU time of the work launched in range '%s', in microseconds", range);
+    snprintf(buf, cap, _("GPU time of the work launched in range '%s', in microseconds"), range);
 }
 
 void wb_describe_wall_us(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "host time from the start of range '%s' to its end, in microseconds", range);
+    snprintf(buf, cap, _("host time from the start of range '%s' to its end, in microseconds"), range);
 }
 
 void wb_describe_bound(const wb_fact *f, const char *range, char *buf, size_t cap) {
-    snprintf(buf, cap, "where range '%s' spends its time: overhead (1), memory (2) or compute (3)", range);
+    snprintf(buf, cap, _("where range '%s' spends its time: overhead (1), memory (2) or compute (3)"), range);
 }
 
 /* ---- a bound's value: its name ------------------------------------------------------------------ */
@@ -63,7 +63,7 @@ static int bound_answer(const char *s, wb_answer_edit *e) {
 }
 
 static void bound_ask_again(char *buf, size_t cap) {
-    snprintf(buf, cap, "overhead, memory or compute (or 1, 2, 3), please (Enter skips, q stops)");
+    snprintf(buf, cap, "  %s\n", _("overhead, memory or compute (or 1, 2, 3), please (Enter skips, q stops)"));
 }
 
 static void bound_make_wrong(wb_fact *w, int offset, double factor) { w->predicted = (w->predicted + 1) % WB_BOUND_COUNT; }

@@ -15,5 +15,6 @@
 #include "fact_kinds.h"
 #include "predictions.h"
 #include "predictions_edit.h"
+#include "translation.h"
 
 #endif

@@ -16,37 +16,48 @@ const char *wb_cuda_version_string(long long v, char *buf, size_t cap) {
 
 const char *wb_capture_describe(const wb_capture *c, char *buf, size_t cap) {
     char drv[16], rt[16], gpu[256];
-    snprintf(buf, cap, "%s (%s), driver supports CUDA %s, runtime %s, cuBLAS %s", wb_term_clean(c->gpu, gpu, sizeof gpu), c->arch,
+    snprintf(buf, cap, _("%s (%s), driver supports CUDA %s, runtime %s, cuBLAS %s"), wb_term_clean(c->gpu, gpu, sizeof gpu), c->arch,
              wb_cuda_version_string(c->driver_version, drv, sizeof drv), wb_cuda_version_string(c->runtime_version, rt, sizeof rt),
-             c->cublas_version[0] ? c->cublas_version : "not loaded");
+             c->cublas_version[0] ? c->cublas_version : _("not loaded"));
     return buf;
 }
 
 /* An explanation from the answer key, reflowed to the width and indented under "Why:". */
 static void print_why(FILE *f, const char *why, int width) {
-    fprintf(f, "  %sWhy:%s ", wb_dim(f), wb_reset(f));
-    wb_wrap(f, why, 7, 7, width);
+    const char *label = _("Why:");
+    fprintf(f, "  %s%s%s ", wb_dim(f), label, wb_reset(f));
+    int col = 2 + (int)wb_columns(label) + 1;
+    wb_wrap(f, why, col, col, width);
 }
 
 static void print_occurrences(FILE *f, const wb_graded_fact *g) {
     if (g->n_occurrences == 0) {
-        fprintf(f, "the range never occurred in the profiled window");
+        fputs(_("the range never occurred in the profiled window"), f);
         return;
     }
-    fprintf(f, "differs by occurrence:");
+    fputs(_("differs by occurrence:"), f);
     size_t shown = g->n_occurrences < 12 ? g->n_occurrences : 12;
     for (size_t i = 0; i < shown; i++) {
         char value[64];
         wb_fact_value_of(g->fact)->text((double)g->per_occurrence[i], value, sizeof value);
         fprintf(f, "%s %s", i ? "," : "", value);
     }
-    if (shown < g->n_occurrences) fprintf(f, ", ... (%zu occurrences)", g->n_occurrences);
+    if (shown < g->n_occurrences) fprintf(f, _(", ... (%zu occurrences)"), g->n_occurrences);
 }
 
 /* The columns of a fact line: "  right  <label> predicted N     actual M"; a label wider than
  * the room left for it goes on a line of its own. */
-#define FACT_PREFIX 9     /* "  right  " */
+#define FACT_PREFIX fact_prefix() /* "  right  ": 9 in English */
 #define FACT_PREDICTED 16 /* "predicted 12345 " */
+
+/* The verdict's column: as wide as the wider of "right" and "WRONG" in the language, at least 5. */
+static int verdict_width(void) {
+    int w = 5, r = (int)wb_columns(_("right")), x = (int)wb_columns(_("WRONG"));
+    if (r > w) w = r;
+    return x > w ? x : w;
+}
+
+static int fact_prefix(void) { return 2 + verdict_width() + 2; }
 
 static int label_width(const wb_grade *g, int width) {
     /* at most 3/8 of the width: a longer label goes on its own line, so that the verdict after it
@@ -62,29 +73,36 @@ static int label_width(const wb_grade *g, int width) {
 
 static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width) {
     char pred[64], act[64], band[128];
-    fprintf(f, "  %s%-5s%s  ", x->right ? wb_green(f) : wb_red(f), x->right ? "right" : "WRONG", wb_reset(f));
+    const char *verdict = x->right ? _("right") : _("WRONG");
+    fprintf(f, "  %s", x->right ? wb_green(f) : wb_red(f));
+    wb_pad(f, verdict, verdict_width());
+    fprintf(f, "%s  ", wb_reset(f));
     if ((int)wb_columns(x->fact->label) > label_w) fprintf(f, "%s\n%*s", x->fact->label, FACT_PREFIX + label_w + 1, "");
     else fprintf(f, "%-*s ", label_w, x->fact->label);
-    int n = fprintf(f, "predicted %-5s ", wb_graded_predicted_text(x, pred, sizeof pred));
+    const char *predicted = _("predicted");
+    fprintf(f, "%s ", predicted);
+    wb_pad(f, wb_graded_predicted_text(x, pred, sizeof pred), 5);
+    fputc(' ', f);
+    int n = (int)(wb_columns(predicted) + 1 + (strlen(pred) > 5 ? strlen(pred) : 5) + 1);
     char *text = NULL;
     size_t size = 0;
     FILE *m = open_memstream(&text, &size);
     if (!m) return;
-    fputs("actual ", m);
+    fprintf(m, "%s ", _("actual"));
     if (x->actual >= 0) fputs(wb_graded_actual_text(x, act, sizeof act), m);
     else print_occurrences(m, x);
     if (x->is_time && x->actual >= 0)
-        fprintf(m, "  (right from %s us: within %.0f%%, median of %zu)", wb_graded_band_text(x, band, sizeof band),
+        fprintf(m, _("  (right from %s us: within %.0f%%, median of %zu)"), wb_graded_band_text(x, band, sizeof band),
                 100 * x->tolerance, x->n_occurrences);
     if (wb_fact_value_of(x->fact)->judged && x->n_occurrences) {
         /* GPU time sums the durations of the work the range launched, which runs on after the
          * host leaves the range and may run on several streams at once: it can pass the wall */
-        const char *why = x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? ": GPU under half the wall"
-                          : x->bound.gpu_us > x->bound.wall_us ? ": more than the wall, as the launched work ran on after the host "
-                                                                 "left the range, or on several streams at once"
+        const char *why = x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? _(": GPU under half the wall")
+                          : x->bound.gpu_us > x->bound.wall_us ? _(": more than the wall, as the launched work ran on after the host "
+                                                                   "left the range, or on several streams at once")
                                                                : "";
-        fprintf(m, "  (GPU time of the work it launched %.1f us, wall time on the host %.1f us%s; compute floor %.2f us, "
-                   "memory floor %.2f us)", x->bound.gpu_us, x->bound.wall_us, why, x->bound.compute_us, x->bound.memory_us);
+        fprintf(m, _("  (GPU time of the work it launched %.1f us, wall time on the host %.1f us%s; compute floor %.2f us, "
+                     "memory floor %.2f us)"), x->bound.gpu_us, x->bound.wall_us, why, x->bound.compute_us, x->bound.memory_us);
     }
     fclose(m);
     int col = FACT_PREFIX + label_w + 1 + (n > 0 ? n : FACT_PREDICTED);
@@ -97,8 +115,9 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
     const wb_capture *first = rec->n_runs ? &rec->runs[0].capture : NULL;
     int width = wb_term_width(f), label_w = label_width(g, width);
     char desc[512], line[4600];
-    fprintf(f, "%sLesson %s%s: graded against a %s capture\n", wb_bold(f), ctx->lesson, wb_reset(f),
-            !strcmp(ctx->source, "live") ? "live" : "recorded");
+    fprintf(f, "%s", wb_bold(f));
+    fprintf(f, _("Lesson %s%s: graded against a %s capture\n"), ctx->lesson, wb_reset(f),
+            !strcmp(ctx->source, "live") ? _("live") : _("recorded"));
     if (first) {
         fputs("  GPU: ", f);
         wb_wrap(f, wb_capture_describe(first, desc, sizeof desc), 7, 4, width);
@@ -108,12 +127,12 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         wb_wrap(f, desc, 2, 4, width);
     }
     if (ctx->versions_differ && ctx->versions_differ[0]) {
-        snprintf(line, sizeof line, "Not the answer key's software: %s. %s", ctx->versions_differ, WB_VERSIONS_MAY_DIFFER);
+        snprintf(line, sizeof line, _("Not the answer key's software: %s. %s"), ctx->versions_differ, _(WB_VERSIONS_MAY_DIFFER));
         fputs("  ", f);
         wb_wrap(f, line, 2, 4, width);
     }
     if (!strcmp(ctx->source, "replay") && rec->path) {
-        snprintf(line, sizeof line, "Recording: %s, recorded %s", rec->path, rec->recorded_at ? rec->recorded_at : "?");
+        snprintf(line, sizeof line, _("Recording: %s, recorded %s"), rec->path, rec->recorded_at ? rec->recorded_at : "?");
         fputs("  ", f);
         wb_wrap(f, line, 2, 4, width);
     }
@@ -129,9 +148,10 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
             current = x->prediction;
             fprintf(f, "\n%s%s%s  ", wb_bold(f), current->id, wb_reset(f));
             char rank[32] = "";
-            if (current->rank >= 0) snprintf(rank, sizeof rank, ", rank %d", current->rank);
-            snprintf(line, sizeof line, "(variant %s, range %s%s, %zu occurrence%s)", x->variant, current->range, rank,
-                     x->n_occurrences, x->n_occurrences == 1 ? "" : "s");
+            if (current->rank >= 0) snprintf(rank, sizeof rank, _(", rank %d"), current->rank);
+            snprintf(line, sizeof line, wb_ngettext("(variant %s, range %s%s, %zu occurrence)", "(variant %s, range %s%s, %zu occurrences)",
+                                                    x->n_occurrences),
+                     x->variant, current->range, rank, x->n_occurrences);
             wb_wrap(f, line, (int)wb_columns(current->id) + 2, 4, width);
         }
         print_fact(f, x, label_w, width);
@@ -140,7 +160,9 @@ void wb_report_text(FILE *f, const wb_report_context *ctx, const wb_grade *g) {
         const char *why = wb_answer_key_explanation(ctx->key, current->id);
         if (why) print_why(f, why, width);
     }
-    fprintf(f, "\n%sScore: %zu of %zu facts right%s\n", wb_bold(f), g->right, g->n, wb_reset(f));
+    fprintf(f, "\n%s", wb_bold(f));
+    fprintf(f, _("Score: %zu of %zu facts right"), g->right, g->n);
+    fprintf(f, "%s\n", wb_reset(f));
     wb_report_work_text(f, ctx, g);
 }
 
@@ -192,11 +214,11 @@ void wb_report_work_text(FILE *f, const wb_report_context *ctx, const wb_grade *
         const char *v = l->work[i].variant ? l->work[i].variant : l->variants[0].name;
         if (!variant_graded(g, v) || work_row_of(ctx, &l->work[i], &row) || row.bound < 0) continue;
         if (!header) {
-            char line[256];
-            fprintf(f, "\n%sWhere the time goes%s\n", wb_bold(f), wb_reset(f));
-            snprintf(line, sizeof line, "Each declared range's work against this GPU's measured ceilings: copy %.2f TB/s, bf16 "
+            char line[1024];
+            fprintf(f, "\n%s%s%s\n", wb_bold(f), _("Where the time goes"), wb_reset(f));
+            snprintf(line, sizeof line, _("Each declared range's work against this GPU's measured ceilings: copy %.2f TB/s, bf16 "
                      "matrix %.0f TFLOP/s. floor = max(FLOPs / matrix rate, bytes / copy bandwidth); x floor = GPU time / "
-                     "floor; medians over the occurrences.", cal->copy_bytes_per_s / 1e12, cal->matrix_flops_per_s / 1e12);
+                     "floor; medians over the occurrences."), cal->copy_bytes_per_s / 1e12, cal->matrix_flops_per_s / 1e12);
             fputs("  ", f);
             wb_wrap(f, line, 2, 2, wb_term_width(f));
             fprintf(f, "  %-14s %-12s %8s %8s %7s %7s %5s  %s\n", "variant", "range", "floor us", "GPU us", "x floor", "TFLOP/s",

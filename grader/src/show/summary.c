@@ -200,7 +200,7 @@ static int shown_rows(const wb_table_style *st, size_t n) {
 static void kernel_table(FILE *f, const char *variant, const wb_capture *c, const wb_summary *s, const wb_table_style *st) {
     int wide = st->width >= 120, shown = shown_rows(st, s->n_kernels);
     char gpu[256];
-    title(f, st, "Kernels of variant '%s' in the profiled window (%s)", variant, wb_term_clean(c->gpu, gpu, sizeof gpu));
+    title(f, st, _("Kernels of variant '%s' in the profiled window (%s)"), variant, wb_term_clean(c->gpu, gpu, sizeof gpu));
     if (wide)
         fprintf(f, "  %6s %11s %6s %10s %10s %10s %10s  %s\n", "time%", "total (us)", "count", "avg (us)", "med (us)", "min (us)",
                 "max (us)", "name");
@@ -218,12 +218,12 @@ static void kernel_table(FILE *f, const char *variant, const wb_capture *c, cons
         free(whole);
     }
     if ((size_t)shown < s->n_kernels)
-        fprintf(f, "  ... %zu more kernel names (the trace file has them all)\n", s->n_kernels - (size_t)shown);
-    if (s->n_kernels == 0) fprintf(f, "  (no kernels)\n");
+        fprintf(f, _("  ... %zu more kernel names (the trace file has them all)\n"), s->n_kernels - (size_t)shown);
+    if (s->n_kernels == 0) fprintf(f, "  %s\n", _("(no kernels)"));
     int cut = 0;
     for (int i = 0; i < shown && !st->long_names; i++)
         cut |= (int)wb_columns(s->kernels[i].name) > st->width - used - (s->kernels[i].gemm ? 8 : 0);
-    if (cut) fputs("  ", f), wb_wrap(f, "(names shortened to fit; --long-names, or a wider COLUMNS, shows them whole)", 2, 3, st->width);
+    if (cut) fputs("  ", f), wb_wrap(f, _("(names shortened to fit; --long-names, or a wider COLUMNS, shows them whole)"), 2, 3, st->width);
 }
 
 static void range_table(FILE *f, const char *variant, const wb_summary *s, const wb_table_style *st) {
@@ -236,7 +236,7 @@ static void range_table(FILE *f, const char *variant, const wb_summary *s, const
     }
     int room = st->width - 2 - 62;
     if (label_w > room) label_w = room < 12 ? 12 : room;
-    title(f, st, "NVTX ranges of variant '%s', per occurrence in the profiled window", variant, "");
+    title(f, st, _("NVTX ranges of variant '%s', per occurrence in the profiled window"), variant, "");
     fprintf(f, "  %-*s %5s %7s %7s %7s %9s %10s %10s\n", label_w, "range", "count", "kernels", "memsets", "memcpys", "API calls",
             "wall (us)", "GPU (us)");
     for (size_t i = 0; i < s->n_ranges; i++) {
@@ -247,13 +247,13 @@ static void range_table(FILE *f, const char *variant, const wb_summary *s, const
         fprintf(f, "  %-*s %5zu %7.1f %7.1f %7.1f %9.1f %10.2f %10.2f\n", label_w, fitted, r->occurrences, r->kernels, r->memsets,
                 r->memcpys, r->api_calls, r->wall_ns / 1e3, r->gpu_ns / 1e3);
     }
-    if (s->n_ranges == 0) fprintf(f, "  (no NVTX ranges: was NVTX_INJECTION64_PATH set?)\n");
+    if (s->n_ranges == 0) fprintf(f, "  %s\n", _("(no NVTX ranges: was NVTX_INJECTION64_PATH set?)"));
 }
 
 static void api_table(FILE *f, const char *variant, const wb_summary *s, const wb_table_style *st) {
     int shown = shown_rows(st, s->n_api);
-    title(f, st, "API calls of variant '%s' in the profiled window (top level: calls made inside other calls are not counted, as "
-                 "in grading)", variant, "");
+    title(f, st, _("API calls of variant '%s' in the profiled window (top level: calls made inside other calls are not counted, as "
+                   "in grading)"), variant, "");
     fprintf(f, "  %7s %11s %10s  %s\n", "count", "total (us)", "avg (us)", "name");
     for (int i = 0; i < shown; i++) {
         const wb_api_row *r = &s->api[i];
@@ -261,14 +261,14 @@ static void api_table(FILE *f, const char *variant, const wb_summary *s, const w
         fprintf(f, "  %7zu %11.2f %10.2f  %s\n", r->count, (double)r->total_ns / 1e3, (double)r->total_ns / 1e3 / (double)r->count,
                 cell_name(r->name, st->width - 34, st, buf, sizeof buf));
     }
-    if ((size_t)shown < s->n_api) fprintf(f, "  ... %zu more API names (the trace file has them all)\n", s->n_api - (size_t)shown);
-    if (s->n_api == 0) fprintf(f, "  (no API calls)\n");
+    if ((size_t)shown < s->n_api) fprintf(f, _("  ... %zu more API names (the trace file has them all)\n"), s->n_api - (size_t)shown);
+    if (s->n_api == 0) fprintf(f, "  %s\n", _("(no API calls)"));
 }
 
 static void copy_table(FILE *f, const char *variant, const wb_summary *s, const wb_table_style *st) {
-    title(f, st, "Memsets and memcpys of variant '%s' in the profiled window", variant, "");
+    title(f, st, _("Memsets and memcpys of variant '%s' in the profiled window"), variant, "");
     if (s->n_copies == 0) {
-        fprintf(f, "  (none)\n");
+        fprintf(f, "  %s\n", _("(none)"));
         return;
     }
     fprintf(f, "  %7s %14s %11s  %s\n", "count", "bytes", "total (us)", "kind");

@@ -40,6 +40,16 @@ static void xml(FILE *f, const char *s) {
     }
 }
 
+/* s escaped for HTML into buf (a message's %s argument). */
+static const char *escaped(const char *s, char *buf, size_t cap) {
+    FILE *m = fmemopen(buf, cap, "w");
+    if (!m) return "";
+    xml(m, s);
+    fclose(m);
+    buf[cap - 1] = '\0';
+    return buf;
+}
+
 /* The width of s in a px sans-serif font, from DejaVu Sans's advances (the font headless Chromium
  * and many Linux desktops fall back to, and wider than most): an estimate on the wide side, so
  * that a label measured to fit its room does fit it. */
@@ -443,8 +453,8 @@ static void axis(FILE *f, const step_view *s, const layout *l) {
         print_us(f, t / 1000.0);
         fputs("</text>", f);
     }
-    fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">microseconds from the start of the step</text></g>\n",
-            (PLOT_X0 + PLOT_X1) / 2, l->axis_y + 33);
+    fprintf(f, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", (PLOT_X0 + PLOT_X1) / 2, l->axis_y + 33,
+            _("microseconds from the start of the step"));
 }
 
 static void lane_band(FILE *f, double y, double h, const char *title, const char *subtitle) {
@@ -462,15 +472,15 @@ static void lane_band(FILE *f, double y, double h, const char *title, const char
 
 /* The grey bands and titles of every lane, drawn first so that grid lines and boxes lie on them. */
 static void bands(FILE *f, const step_view *s, const layout *l) {
-    char title[64], sub[300];
+    char title[128], sub[300];
     fputs("<g class=\"bands\">", f);
-    if (l->nvtx_rows) lane_band(f, l->nvtx_y, l->nvtx_rows * l->nvtx_row - 2, "NVTX ranges", NULL);
-    if (s->c->world_size > 1) snprintf(sub, sizeof sub, "rank %d, thread %u", s->rank, s->thread);
-    else snprintf(sub, sizeof sub, "thread %u", s->thread);
-    lane_band(f, l->host_y, l->host_h + 12, "host API calls", sub);
+    if (l->nvtx_rows) lane_band(f, l->nvtx_y, l->nvtx_rows * l->nvtx_row - 2, _("NVTX ranges"), NULL);
+    if (s->c->world_size > 1) snprintf(sub, sizeof sub, _("rank %d, thread %u"), s->rank, s->thread);
+    else snprintf(sub, sizeof sub, _("thread %u"), s->thread);
+    lane_band(f, l->host_y, l->host_h + 12, _("host API calls"), sub);
     for (int k = 0; k < l->n_streams; k++) {
-        if (s->c->world_size > 1) snprintf(title, sizeof title, "rank %d stream %u", s->rank, l->streams[k]);
-        else snprintf(title, sizeof title, "GPU stream %u", l->streams[k]);
+        if (s->c->world_size > 1) snprintf(title, sizeof title, _("rank %d stream %u"), s->rank, l->streams[k]);
+        else snprintf(title, sizeof title, _("GPU stream %u"), l->streams[k]);
         snprintf(sub, sizeof sub, "%s", s->c->gpu);
         lane_band(f, stream_y(l, l->streams[k]), l->gpu_h, title, sub);
     }
@@ -619,7 +629,7 @@ static void gpu_lanes(FILE *f, const step_view *s, const layout *l) {
     }
     free(boxes);
     if (l->n_streams == 0)
-        fprintf(f, "<text class=\"lane-sub\" x=\"%.1f\" y=\"%.1f\">no GPU work ran in this step</text>\n", PLOT_X0, l->gpu_y + 16);
+        fprintf(f, "<text class=\"lane-sub\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", PLOT_X0, l->gpu_y + 16, _("no GPU work ran in this step"));
 }
 
 static void arrows(FILE *f, const step_view *s, const layout *l) {
@@ -736,26 +746,30 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         xml(f, r->name);
         fputs("</title>", f);
         xml(f, shown);
-        fprintf(f, "</text><rect class=\"bar-wall\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" rx=\"2\"><title>wall time of the "
-                   "range: %.2f &#181;s</title></rect>", x0, y, w_wall > 1 ? w_wall : 1, wall / 1000);
-        fprintf(f, "<rect class=\"bar-gpu\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" rx=\"2\"><title>GPU time of the work "
-                   "launched in the range: %.2f &#181;s</title></rect>", x0, y + 4, w_gpu, gpu[k] / 1000);
+        fprintf(f, "</text><rect class=\"bar-wall\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" rx=\"2\"><title>", x0, y,
+                w_wall > 1 ? w_wall : 1);
+        fprintf(f, _("wall time of the range: %.2f &#181;s"), wall / 1000);
+        fprintf(f, "</title></rect><rect class=\"bar-gpu\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" rx=\"2\"><title>", x0,
+                y + 4, w_gpu);
+        fprintf(f, _("GPU time of the work launched in the range: %.2f &#181;s"), gpu[k] / 1000);
+        fputs("</title></rect>", f);
         if (fl) {
             double xf = x0 + (x1 - x0) * fl->floor_ns / scale_ns;
             fprintf(f, "<line class=\"floor\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"><title>floor: %.2f &#181;s%s%s</title></line>",
                     xf, y - 2, xf, y + 20, fl->floor_ns / 1000, fl->bound ? ", " : "", fl->bound ? fl->bound : "");
         }
-        fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">wall %.2f &#181;s, GPU %.2f &#181;s", x1 + 10, y + (fl ? 10 : 14),
-                wall / 1000, gpu[k] / 1000);
+        fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">", x1 + 10, y + (fl ? 10 : 14));
+        fprintf(f, _("wall %.2f &#181;s, GPU %.2f &#181;s"), wall / 1000, gpu[k] / 1000);
         if (fl) {
-            fprintf(f, "<tspan x=\"%.1f\" dy=\"14\">floor %.2f &#181;s", x1 + 10, fl->floor_ns / 1000);
-            if (gpu[k] > 0) fprintf(f, " (%.0f%% of the GPU time)", 100.0 * fl->floor_ns / gpu[k]);
+            fprintf(f, "<tspan x=\"%.1f\" dy=\"14\">", x1 + 10);
+            fprintf(f, _("floor %.2f &#181;s"), fl->floor_ns / 1000);
+            if (gpu[k] > 0) fprintf(f, _(" (%.0f%% of the GPU time)"), 100.0 * fl->floor_ns / gpu[k]);
             fputs("</tspan>", f);
         }
         fputs("</text></g>\n", f);
     }
     fputs("</svg>\n", f);
-    if (!any_floor && ctx->n_floors > 0) fputs("<p class=\"note\">No floor is declared for these ranges.</p>\n", f);
+    if (!any_floor && ctx->n_floors > 0) fprintf(f, "<p class=\"note\">%s</p>\n", _("No floor is declared for these ranges."));
     free(rows);
     free(gpu);
     return 0;
@@ -783,9 +797,11 @@ static void work_table(FILE *f, const step_view *s) {
     for (size_t i = 0; i < c->n_kernels + c->n_ops; i++)
         if (s->launched_here[i] && work_start(c, i) <= s->cut) order[n++] = i;
     qsort_r(order, n, sizeof *order, start_cmp, (void *)s);
-    fprintf(f, "<details><summary>The %zu piece%s of GPU work this step launched, in order</summary>\n<table>\n"
-               "<tr><th>#</th><th>stream</th><th>start (&#181;s)</th><th>duration (&#181;s)</th><th>launched by</th><th>name</th></tr>\n",
-            n, n == 1 ? "" : "s");
+    fputs("<details><summary>", f);
+    fprintf(f, wb_ngettext("The %zu piece of GPU work this step launched, in order",
+                           "The %zu pieces of GPU work this step launched, in order", n), n);
+    fprintf(f, "</summary>\n<table>\n<tr><th>#</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr>\n", _("stream"),
+            _("start (&#181;s)"), _("duration (&#181;s)"), _("launched by"), _("name"));
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k];
         uint32_t stream;
@@ -854,14 +870,14 @@ static const char STYLE[] =
 
 static void legend(FILE *f) {
     static const char *items[][2] = {
-        {"#f2c14e", "NVTX range"},         {"#c8453c", "API call that launched GPU work"}, {"#8c959f", "synchronize"},
-        {"#57606a", "other API call"},     {"#2f6db5", "GEMM kernel"},                     {"#e07b39", "other kernel"},
+        {"#f2c14e", N_("NVTX range")},     {"#c8453c", N_("API call that launched GPU work")}, {"#8c959f", N_("synchronize")},
+        {"#57606a", N_("other API call")}, {"#2f6db5", N_("GEMM kernel")},                     {"#e07b39", N_("other kernel")},
         {"#3f9a4f", "memcpy"},             {"#8a5cc2", "memset"},
     };
     fputs("<p class=\"legend\">", f);
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
-        fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", items[i][0], items[i][1]);
-    fputs("<span>faded: outside the step, or launched outside it &#8195; arrow: a launch and what it launched</span></p>\n", f);
+        fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", items[i][0], _(items[i][1]));
+    fprintf(f, "<span>%s</span></p>\n", _("faded: outside the step, or launched outside it &#8195; arrow: a launch and what it launched"));
 }
 
 /* One rank's step: its timeline, range bars and work table (the whole run for one process). */
@@ -872,22 +888,29 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
         return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
     }
     const wb_capture *c = &run->capture;
-    if (c->world_size > 1) fprintf(f, "<h3 class=\"rank\" data-rank=\"%d\">Rank %d of %d</h3>\n", rank, rank, c->world_size);
+    if (c->world_size > 1) {
+        fprintf(f, "<h3 class=\"rank\" data-rank=\"%d\">", rank);
+        fprintf(f, _("Rank %d of %d"), rank, c->world_size);
+        fputs("</h3>\n", f);
+    }
     fputs("<p class=\"step\">", f);
     if (s.range >= 0) {
-        fputs("Range <b>", f);
-        xml(f, c->ranges[s.range].name);
-        fprintf(f, "</b>, occurrence %zu of %zu in the profiled window%s. ", s.which, s.of,
-                s.median ? " (the one of median wall time)" : "");
+        char name[1024];
+        fprintf(f, _("Range <b>%s</b>, occurrence %zu of %zu in the profiled window%s. "), escaped(c->ranges[s.range].name, name, sizeof name),
+                s.which, s.of, s.median ? _(" (the one of median wall time)") : "");
     } else {
-        fputs("The whole profiled window (the program marks no step range). ", f);
+        fputs(_("The whole profiled window (the program marks no step range). "), f);
     }
     size_t memsets = 0;
     for (size_t i = 0; i < c->n_ops; i++) memsets += s.launched_here[c->n_kernels + i] && c->ops[i].kind == WB_GPU_MEMSET;
-    fprintf(f, "Wall time %.2f &#181;s. It made %zu API call%s (not counting those the runtime made inside them) and launched "
-               "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU.</p>\n",
-            us(s.end - s.start), s.n_api, s.n_api == 1 ? "" : "s", s.n_kernels, s.n_kernels == 1 ? "" : "s", memsets,
-            memsets == 1 ? "" : "s", s.n_ops - memsets, s.n_ops - memsets == 1 ? "" : "s", us(s.gpu_busy_ns));
+    char calls[64], kernels[64], sets[64], copies[64];
+    snprintf(calls, sizeof calls, wb_ngettext("%zu API call", "%zu API calls", s.n_api), s.n_api);
+    snprintf(kernels, sizeof kernels, wb_ngettext("%zu kernel", "%zu kernels", s.n_kernels), s.n_kernels);
+    snprintf(sets, sizeof sets, wb_ngettext("%zu memset", "%zu memsets", memsets), memsets);
+    snprintf(copies, sizeof copies, wb_ngettext("%zu memcpy", "%zu memcpys", s.n_ops - memsets), s.n_ops - memsets);
+    fprintf(f, _("Wall time %.2f &#181;s. It made %s (not counting those the runtime made inside them) and launched %s, %s and %s, "
+                 "which ran %.2f &#181;s on the GPU."), us(s.end - s.start), calls, kernels, sets, copies, us(s.gpu_busy_ns));
+    fputs("</p>\n", f);
     if (s.cut != UINT64_MAX)
         fprintf(f, "<p class=\"undrawn\" data-kernels=\"%zu\" data-memsets=\"%zu\" data-memcpys=\"%zu\" data-api=\"%zu\" "
                    "data-ranges=\"%zu\" data-gpu-ns=\"%llu\">Drawn: the first %.2f &#181;s of the step, its first %zu "
@@ -900,8 +923,8 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
                 s.undrawn_memcpys == 1 ? "" : "s", us(s.undrawn_gpu_ns), s.undrawn_api, s.undrawn_api == 1 ? "" : "s",
                 s.undrawn_ranges, s.undrawn_ranges == 1 ? "" : "s");
     timeline_svg(f, &s);
-    fputs("<h3>Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
-          "<i class=\"swatch gpu\"></i></h3>\n", f);
+    fprintf(f, "<h3>%s</h3>\n", _("Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
+                                  "<i class=\"swatch gpu\"></i>"));
     int rc = range_bars(f, ctx, &s, err);
     if (!rc) work_table(f, &s);
     step_free(&s);
@@ -913,12 +936,16 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
 static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *run, wb_error *err) {
     fprintf(f, "<section class=\"variant\" data-variant=\"");
     xml(f, run->variant);
-    fputs("\">\n<h2>Variant ", f);
-    xml(f, run->variant);
+    char name[1024];
+    fputs("\">\n<h2>", f);
+    fprintf(f, _("Variant %s"), escaped(run->variant, name, sizeof name));
     fputs("</h2>\n", f);
-    if (run->capture.world_size > 1)
-        fprintf(f, "<p class=\"note\">%d processes (ranks) ran this variant: each has its own host, NVTX and GPU lanes "
-                   "below.</p>\n", run->capture.world_size);
+    if (run->capture.world_size > 1) {
+        fputs("<p class=\"note\">", f);
+        fprintf(f, _("%d processes (ranks) ran this variant: each has its own host, NVTX and GPU lanes below."),
+                run->capture.world_size);
+        fputs("</p>\n", f);
+    }
     int rc = 0;
     for (int r = 0; r < wb_capture_ranks(&run->capture) && !rc; r++) rc = rank_part(f, ctx, run, r, err);
     fputs("</section>\n", f);
@@ -926,38 +953,40 @@ static int run_section(FILE *f, const wb_timeline_context *ctx, const wb_run *ru
 }
 
 int wb_timeline_html(FILE *f, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err) {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Lesson ", f);
-    xml(f, ctx->lesson);
-    fprintf(f, ": one measured step</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Lesson ", STYLE);
-    xml(f, ctx->lesson);
-    fputs(": one measured step per variant</h1>\n<p class=\"meta\">", f);
+    char lesson[1024];
+    escaped(ctx->lesson, lesson, sizeof lesson);
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", wb_i18n_lang());
+    fprintf(f, _("Lesson %s: one measured step"), lesson);
+    /* Japanese glyphs: Noto Sans CJK JP where installed (Debian fonts-noto-cjk), else the system's */
+    fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<h1>", STYLE,
+            wb_i18n_is_ja() ? "body,svg text{font-family:'Noto Sans CJK JP','Noto Sans JP',system-ui,sans-serif}\n" : "");
+    fprintf(f, _("Lesson %s: one measured step per variant"), lesson);
+    fputs("</h1>\n<p class=\"meta\">", f);
     if (rec->n_runs) {
         char desc[512];
         xml(f, wb_capture_describe(&rec->runs[0].capture, desc, sizeof desc));
-        fputs(". ", f);
+        fputs(_(". "), f); /* the end of a sentence */
     }
     if (ctx->source && !strcmp(ctx->source, "replay")) {
-        fputs("Replayed from the recording ", f);
-        xml(f, rec->path ? rec->path : "?");
-        fputs(", made ", f);
-        xml(f, rec->recorded_at ? rec->recorded_at : "at an unknown time");
-        fputs(". ", f);
+        char path[4200], when[256];
+        fprintf(f, _("Replayed from the recording %s, made %s. "), escaped(rec->path ? rec->path : "?", path, sizeof path),
+                rec->recorded_at ? escaped(rec->recorded_at, when, sizeof when) : _("at an unknown time"));
     } else {
-        fputs("Captured live by grader check. ", f);
+        fputs(_("Captured live by grader check. "), f);
     }
-    fputs("Hover over a box for its full name and times.</p>\n", f);
+    fprintf(f, "%s</p>\n", _("Hover over a box for its full name and times."));
     legend(f);
     if (ctx->n_floors == 0)
-        fputs("<p class=\"note\">Per range, a bar compares its wall time with the GPU time of the work it launched. A floor (the "
-              "least time the range's work can take on this GPU, from the FLOPs and bytes the lesson declares for it and the "
-              "GPU's measured ceilings) is drawn on the bar once the lesson declares that work; this one declares none.</p>\n",
-              f);
+        fprintf(f, "<p class=\"note\">%s</p>\n",
+                _("Per range, a bar compares its wall time with the GPU time of the work it launched. A floor (the "
+                  "least time the range's work can take on this GPU, from the FLOPs and bytes the lesson declares for it and the "
+                  "GPU's measured ceilings) is drawn on the bar once the lesson declares that work; this one declares none."));
     int rc = 0;
     for (size_t i = 0; i < rec->n_runs && !rc; i++) rc = run_section(f, ctx, &rec->runs[i], err);
-    fputs("<p class=\"note\">Made by gpu-workbench's grader check. Times are CUPTI's: API calls on the host clock, GPU work "
-          "as the GPU ran it. The same capture opens in ui.perfetto.dev through trace.json beside this file.</p>\n"
-          "</body>\n</html>\n", f);
+    fprintf(f, "<p class=\"note\">%s</p>\n</body>\n</html>\n",
+            _("Made by gpu-workbench's grader check. Times are CUPTI's: API calls on the host clock, GPU work "
+              "as the GPU ran it. The same capture opens in ui.perfetto.dev through trace.json beside this file."));
     return rc;
 }
 

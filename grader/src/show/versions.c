@@ -6,9 +6,9 @@
 #include <string.h>
 
 const char WB_VERSIONS_MAY_DIFFER[] =
-    "Facts that may legitimately differ from the answer key: kernel names (kernels_named) first, since cuBLAS, "
-    "PyTorch and Triton choose their kernels by version; then kernel and GEMM counts where the library or "
-    "torch.compile decides what to launch or fuse; and every time fact.";
+    N_("Facts that may legitimately differ from the answer key: kernel names (kernels_named) first, since cuBLAS, "
+       "PyTorch and Triton choose their kernels by version; then kernel and GEMM counts where the library or "
+       "torch.compile decides what to launch or fuse; and every time fact.");
 
 static const wb_run *first_python(const wb_recording *r) {
     for (size_t i = 0; r && i < r->n_runs; i++)

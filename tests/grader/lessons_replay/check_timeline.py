@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_timeline.py RECORDING DOM.html SCREENSHOT.png VARIANT...
+"""check_timeline.py [--occurrence FORMAT] RECORDING DOM.html SCREENSHOT.png VARIANT...
 
 Checks a timeline.html as Chromium rendered it, against facts computed here from the recording
 itself (not from the grader's code): for each graded variant, the step shown is the occurrence of
@@ -10,7 +10,8 @@ DOM (chromium --dump-dom): one section per variant; in it the lanes (NVTX, host,
 that ran work), one box per piece of work the step launched with its full name, one arrow per
 launch, and a <title> naming every kernel for the hover. Screenshot (chromium --screenshot): a
 real picture (many colours), and the lanes in the order a person reads them: NVTX ranges above the
-host calls above the GPU work. Exits 1 with the reasons when anything is off.
+host calls above the GPU work. Exits 1 with the reasons when anything is off. --occurrence gives
+the page's words for "occurrence {which} of {of}" in another language.
 """
 import json
 import struct
@@ -156,7 +157,11 @@ def rows_with(rows, width, bpp, colours):
 
 
 def main():
-    recording, dom_path, png_path, variants = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    args = sys.argv[1:]
+    occurrence = "occurrence {which} of {of}"
+    if args[:1] == ["--occurrence"]:
+        occurrence, args = args[1], args[2:]
+    recording, dom_path, png_path, variants = args[0], args[1], args[2], args[3:]
     rec = json.load(open(recording))
     dom = Dom()
     dom.feed(open(dom_path, encoding="utf-8").read())
@@ -182,7 +187,7 @@ def main():
         for name in set(want["kernel_names"]):
             check(any(t.startswith(name + "\n") for t in got["titles"]), f"{v}: no hover title names {name}")
         text = open(dom_path, encoding="utf-8").read()
-        check(f"occurrence {want['which']} of {want['of']}" in text, f"{v}: the page does not say it shows step {want['which']} of {want['of']}")
+        check(occurrence.format(which=want['which'], of=want['of']) in text, f"{v}: the page does not say it shows step {want['which']} of {want['of']}")
 
     width, height, bpp, rows = read_png(png_path)
     colours = set()

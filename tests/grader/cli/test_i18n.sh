@@ -1,0 +1,147 @@
+#!/bin/bash
+# test_i18n.sh GRADER: the grader in Japanese (docs/i18n.md), on a small course with its own
+# Japanese text (a fixture written here, not the course's):
+#   - the language follows --lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG; English by default, and
+#     English output is the same byte for byte whatever the non-Japanese locale;
+#   - a Japanese report fits 80 display columns (measured with Python's east_asian_width);
+#   - questions, hints, the title and explanations come from i18n/ja.yaml and the key's
+#     .ja.yaml, English where a translation is missing or stale;
+#   - grader lint warns of a translation made stale by an edit to the English, and of a missing one;
+#   - a release seals the Japanese explanations like the English ones, and they open after grading.
+. "$(dirname "$0")/lib.sh"
+PTY=$SRC/tests/grader/cli/pty_drive.py
+make_course
+L=$WORK/lessons/00_probe
+sha() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+
+# the Japanese text of lesson 00_probe: two questions and the title translated, one stale
+mkdir -p "$L/i18n"
+cat >"$L/i18n/ja.yaml" <<Y
+translates: 0000000000000000000000000000000000000000
+title: {en_sha: $(sha "probe: a program with a known trace"), text: "プローブ: トレースが分かっているプログラム"}
+questions:
+  two-kernels:
+    en_sha: $(sha "$(printf 'How many kernels do two launches make?\nCount the <<<>>>.\nEach <<<>>> is one cudaLaunchKernel.')")
+    ask: "2 回の起動で、カーネルはいくつ実行されますか？"
+    hints: ["<<<>>> を数えてください。", "<<<>>> 1 つが cudaLaunchKernel 1 回です。"]
+  memset:
+    en_sha: $(sha "an older English text")
+    ask: "古い訳の設問"
+    hints: ["古い訳のヒント"]
+Y
+cat >"$WORK/expectations/00_probe.ja.yaml" <<Y
+translates: 0000000000000000000000000000000000000000
+explanations:
+  two-kernels: {en_sha: $(sha "Two launches, two kernels."), text: "2 回の起動で 2 つのカーネルです。"}
+  memset: {en_sha: $(sha "not the English"), text: "古い訳の解説"}
+Y
+T=$WB_STATE_DIR/test # this test's files, where grader release does not look
+mkdir -p "$T"
+right_predictions "$T/right.yaml" 00_probe
+
+# --- which language ---------------------------------------------------------------------------------
+out=$("$GRADER" --lang ja --help); contains "$out" "使い方: grader" "--lang ja"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" --help); contains "$out" "使い方: grader" "LANG=ja_JP.UTF-8 (no such locale needed)"
+out=$(LC_ALL=ja_JP.UTF-8 LANG=en_US.UTF-8 "$GRADER" --help); contains "$out" "使い方: grader" "LC_ALL over LANG"
+out=$(LANGUAGE=ja LANG=en_US.UTF-8 "$GRADER" --help); contains "$out" "使い方: grader" "LANGUAGE first"
+out=$(LANGUAGE=ja LC_ALL= LANG= "$GRADER" --help); contains "$out" "usage: grader" "LANGUAGE under the C locale: English, as gettext"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" --lang en --help); contains "$out" "usage: grader" "--lang en over LANG"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check --lang=ja --help); contains "$out" "使い方: grader check" "--lang after the command"
+"$GRADER" --lang fr --help >/dev/null 2>&1; expect_rc 2 $? "--lang fr"
+
+# --- English unchanged, Japanese within 80 display columns ---------------------------------------------
+run_check() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/right.yaml" --replay; }
+run_check env LANG=C >"$T/en-c.txt" 2>&1; expect_rc 0 $? "check in English"
+run_check env LANG=en_US.UTF-8 LANGUAGE=de >"$T/en-us.txt" 2>&1
+run_check env LANG=ja_JP.UTF-8 >"$T/ja.txt" 2>&1; expect_rc 0 $? "check in Japanese: the same exit code"
+sed -i 's|/runs/00_probe/[^/]*/|/runs/00_probe/RUN/|' "$T/en-c.txt" "$T/en-us.txt"
+cmp -s "$T/en-c.txt" "$T/en-us.txt" || fail "English output depends on the locale: $(diff "$T/en-c.txt" "$T/en-us.txt" | head)"
+out=$(cat "$T/ja.txt")
+contains "$out" "スコア: 8 個の事実のうち 8 個が正解" "Japanese score"
+contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the Japanese explanation"
+contains "$out" "解説: A memset is a GPU operation of its own, not a kernel." "a stale translation: the English explanation"
+contains "$out" "解説: cuBLAS runs one nvjet kernel." "no translation: the English explanation"
+lacks "$out" "古い訳" "a stale translation"
+python3 - "$T/ja.txt" <<'PY' || fail "the Japanese report passes 80 display columns (above)"
+import sys, unicodedata
+def width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+# a path is one unbreakable word: a line that is only a path (and its indent) may pass
+bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
+for l in bad: print("%d columns: %s" % (width(l), l))
+sys.exit(1 if bad else 0)
+PY
+COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json --lang ja >"$T/ja.json" 2>/dev/null
+COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json >"$T/en.json" 2>/dev/null
+python3 - "$T/en.json" "$T/ja.json" <<'PY' || fail "--format json: keys or values other than text change with the language"
+import json, sys
+en, ja = (json.load(open(p)) for p in sys.argv[1:])
+def keys(x, path=""):
+    if isinstance(x, dict): return {path + "/" + k for k in x} | set().union(*(keys(v, path + "/" + k) for k, v in x.items()))
+    if isinstance(x, list): return set().union(set(), *(keys(v, path + "[]") for v in x))
+    return set()
+assert keys(en) == keys(ja)
+assert en["score"] == ja["score"] and en["facts"] == ja["facts"]
+PY
+
+# --- questions and hints in Japanese ----------------------------------------------------------------
+cp "$L/predictions.template.yaml" "$T/open.yaml"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 python3 "$PTY" --timeout 60 "? " "q\n" -- "$GRADER" check "$L" --predictions "$T/open.yaml" --replay 2>&1 | tr -d '\r')
+contains "$out" "2 回の起動で、カーネルはいくつ実行されますか？" "the Japanese question"
+contains "$out" "(バリアント eager、レンジ two_kernels)" "the question's heading"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" hint 00_probe two-kernels)
+contains "$out" "<<<>>> を数えてください。" "the Japanese hint"
+contains "$out" "2 回の起動で、カーネルはいくつ実行されますか？" "the Japanese question with its hint"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" hint 00_probe memset)
+contains "$out" "A memset is not a kernel." "a stale question: the English hint"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" list)
+contains "$out" "プローブ: トレースが分かっているプログラム" "the Japanese title in grader list"
+out=$("$GRADER" list); contains "$out" "probe: a program with a known trace" "the English title"
+
+# --- lint: the Japanese catalog's warnings ----------------------------------------------------------
+out=$("$GRADER" lint "$L" 2>&1); rc=$?
+expect_rc 0 $rc "lint with stale and missing translations (warnings only)"
+contains "$out" "00_probe: Japanese catalog" "lint's section for the Japanese catalog"
+contains "$out" "question 'memset' translates an older English text" "lint: a stale question"
+contains "$out" "question 'graph-kernels' has no Japanese translation (en_sha $(sha "And when the two launches are replayed from a graph?"))" "lint: a missing question, with its en_sha"
+contains "$out" "explanation of 'memset' translates an older English text" "lint: a stale explanation"
+lacks "$out" "question 'two-kernels' translates" "lint: a fresh translation"
+# an edit to the English ask makes the translation stale: lint flags it, check falls back to English
+sed -i 's/How many kernels do two launches make?/How many kernels do the two launches make?/' "$L/lesson.yaml"
+out=$("$GRADER" lint "$L" 2>&1); expect_rc 0 $? "lint after an English edit"
+contains "$out" "question 'two-kernels' translates an older English text" "lint flags the translation the English edit made stale"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" hint 00_probe two-kernels)
+contains "$out" "How many kernels do the two launches make?" "the edited English replaces the stale Japanese"
+[ "$(python3 "$SRC/tools/i18n_sha.py" "$L" | grep -m1 -A1 '^  two-kernels:' | tail -1 | awk '{print $2}')" = \
+  "$(sha "$(printf 'How many kernels do the two launches make?\nCount the <<<>>>.\nEach <<<>>> is one cudaLaunchKernel.')")" ] ||
+    fail "tools/i18n_sha.py prints another en_sha than the grader's rule"
+sed -i 's/How many kernels do the two launches make?/How many kernels do two launches make?/' "$L/lesson.yaml"
+echo "broken: [" >"$L/i18n/bad.yaml"; cp "$L/i18n/ja.yaml" "$T/ja.keep"; echo "questions: [" >"$L/i18n/ja.yaml"
+out=$("$GRADER" lint "$L" 2>&1); expect_rc 1 $? "lint with a ja.yaml that does not parse"
+contains "$out" "[translation-unreadable]" "lint names the unreadable translation"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" hint 00_probe two-kernels); contains "$out" "Count the <<<>>>." "a broken ja.yaml: English"
+cp "$T/ja.keep" "$L/i18n/ja.yaml"; rm "$L/i18n/bad.yaml"
+
+# README.ja.md names the commit of the README it translates: lint warns once README.md changed since
+git -C "$WORK" init -q && git -C "$WORK" add lessons/00_probe/README.md &&
+    git -C "$WORK" -c user.name=t -c user.email=t@localhost commit -qm readme || fail "git commit of the README"
+printf '<!-- translates: README.md @ %s -->\n# 00_probe\n\n予測してください。\n\n<!-- reveal -->\n' \
+    "$(git -C "$WORK" rev-parse HEAD)" >"$L/README.ja.md"
+out=$("$GRADER" lint "$L" 2>&1); lacks "$out" "README.md changed since" "lint: a README translation in step"
+echo "More." >>"$L/README.md"
+out=$("$GRADER" lint "$L" 2>&1); expect_rc 0 $? "lint after an English README edit"
+contains "$out" "README.md changed since" "lint flags README.ja.md after an edit to README.md"
+rm -rf "$WORK/.git" "$L/README.ja.md"
+
+# --- a release seals the Japanese explanations, which open after grading -----------------------------
+"$GRADER" release "$WORK/rel" >/dev/null 2>&1; expect_rc 0 $? "grader release"
+grep -rqF "2 回の起動で 2 つのカーネルです" "$WORK/rel" && fail "the release holds a Japanese explanation in clear text"
+[ -e "$WORK/rel/expectations/00_probe.ja.yaml" ] && fail "the release holds the key's Japanese file"
+out=$(cd "$WORK/rel" && WB_ROOT=$WORK/rel WB_STATE_DIR=$WORK/rel/.workbench LANG=ja_JP.UTF-8 COLUMNS=80 \
+      "$GRADER" check lessons/00_probe --predictions "$T/right.yaml" --replay 2>&1)
+contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the sealed Japanese explanation opens in the release"
+contains "$out" "解説: cuBLAS runs one nvjet kernel." "the release: English where no translation"
+out=$(cd "$WORK/rel" && WB_ROOT=$WORK/rel WB_STATE_DIR=$WORK/rel/.workbench2 "$GRADER" check lessons/00_probe --predictions "$T/right.yaml" --replay 2>&1)
+contains "$out" "Why: Two launches, two kernels." "the release in English"
+finish
