@@ -36,6 +36,7 @@
 #include "data.h"
 #include "engine.h"
 #include "gpt2.h"
+#include "gpt2_options.h"
 #include "wb_args.h"
 #include "wb_check.h"
 #include "wb_random.h"
@@ -45,20 +46,11 @@
  * options
  * ------------------------------------------------------------------------------------------ */
 typedef struct {
-    const char *data, *out, *backend, *dtype, *ops, *attn, *prompt;
-    int layers, heads, width, context, seq, batch, vocab, steps, warmup, sample_every, sample_len;
-    int save_every, profile_warmup, resume, log_every, eval_every, eval_batches, graph, no_checkpoint;
-    double lr, min_lr_frac, weight_decay, clip, dropout, temperature;
-    long long builtin_bytes, bpe_bytes, seed;
+    gpt2_options run; /* the model, data, batch and schedule, as lesson 06 takes them (gpt2_options.h) */
+    const char *out, *backend, *ops, *prompt;
+    int sample_every, sample_len, save_every, resume, eval_every, eval_batches, graph, no_checkpoint;
+    double dropout, temperature;
 } options;
-
-static const options defaults = {
-    .data = "builtin", .out = "out_gpt2", .backend = "cuda", .dtype = NULL, .ops = "fused", .attn = "flash",
-    .prompt = "One day,", .layers = 2, .heads = 2, .width = 64, .context = 64, .seq = 0, .batch = 4, .vocab = 512,
-    .steps = 20, .warmup = 2, .sample_every = 0, .sample_len = 32, .save_every = 0, .profile_warmup = 1,
-    .log_every = 1, .eval_every = 0, .eval_batches = 4, .graph = 0, .lr = 1e-3, .min_lr_frac = 0.1,
-    .weight_decay = 0.1, .clip = 1.0, .dropout = 0.0, .temperature = 0.8, .builtin_bytes = 1 << 20,
-    .bpe_bytes = 8 << 20, .seed = 1337};
 
 static void usage(FILE *f, const char *prog) {
     fprintf(f,
@@ -90,69 +82,30 @@ static void usage(FILE *f, const char *prog) {
             prog);
 }
 
-static int apply_preset(options *o, const char *p) {
-    if (!strcmp(p, "tiny")) {
-        o->layers = 2, o->heads = 2, o->width = 64, o->context = 64, o->batch = 4, o->vocab = 512;
-    } else if (!strcmp(p, "small")) {
-        o->layers = 4, o->heads = 4, o->width = 256, o->context = 256, o->batch = 16, o->vocab = 4096;
-    } else if (!strcmp(p, "124m")) {
-        o->layers = 12, o->heads = 12, o->width = 768, o->context = 1024, o->batch = 16, o->vocab = 50257;
-    } else {
-        return -1;
-    }
-    o->seq = 0; /* = context */
-    return 0;
+/* This program's combinations of options: NULL, or what is wrong. */
+static const char *check_options(const void *program) {
+    const options *o = program;
+    if (strcmp(o->backend, "cuda") && strcmp(o->backend, "cpu")) return "--backend must be cuda or cpu";
+    if (strcmp(o->ops, "fused") && strcmp(o->ops, "primitive")) return "--ops must be fused or primitive";
+    if (o->graph && strcmp(o->backend, "cuda")) return "--graph needs --backend cuda";
+    return NULL;
 }
 
-/* --preset NAME: sets the model and batch (later options override them). */
-static int set_preset(void *o, const char *name) {
-    if (apply_preset((options *)o, name) == 0) return 0;
-    fprintf(stderr, "--preset: unknown preset '%s' (tiny, small or 124m)\n", name);
-    return -1;
-}
-
-/* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
+/* -1: run; else the exit status (0 after --help, 2 after bad options, said why). */
 static int parse_options(options *o, int argc, char **argv) {
-    *o = defaults;
-    const wb_opt opts[] = {
-        WB_STRING("data", &o->data),           WB_STRING("out", &o->out),
-        WB_STRING("backend", &o->backend),     WB_STRING("dtype", &o->dtype),
-        WB_STRING("ops", &o->ops),             WB_STRING("attn", &o->attn),
-        WB_STRING("prompt", &o->prompt),       WB_CALL("preset", o, set_preset),
+    *o = (options){.run = gpt2_options_defaults(), .out = "out_gpt2", .backend = "cuda", .ops = "fused",
+                   .prompt = "One day,", .sample_len = 32, .eval_batches = 4, .temperature = 0.8};
+    const wb_opt own[] = {
+        WB_STRING("out", &o->out),             WB_STRING("backend", &o->backend),
+        WB_STRING("ops", &o->ops),             WB_STRING("prompt", &o->prompt),
         WB_FLAG("resume", &o->resume),         WB_FLAG("graph", &o->graph),
         WB_FLAG("no-checkpoint", &o->no_checkpoint),
-        WB_INT("layers", &o->layers, 1, 1000), WB_INT("heads", &o->heads, 1, 1024),
-        WB_INT("width", &o->width, 1, 1 << 16), WB_INT("context", &o->context, 1, 1 << 20),
-        WB_INT("seq", &o->seq, 1, 1 << 20),    WB_INT("batch", &o->batch, 1, 1 << 20),
-        WB_INT("vocab", &o->vocab, 256, 1 << 20), WB_INT("steps", &o->steps, 0, 1 << 30),
-        WB_INT("warmup", &o->warmup, 0, 1 << 30), WB_INT("sample-every", &o->sample_every, 0, 1 << 30),
-        WB_INT("sample-len", &o->sample_len, 0, 1 << 20), WB_INT("save-every", &o->save_every, 0, 1 << 30),
-        WB_INT("profile-warmup", &o->profile_warmup, 0, 1 << 30),
-        WB_INT("log-every", &o->log_every, 0, 1 << 30),
-        WB_INT("eval-every", &o->eval_every, 0, 1 << 30),
+        WB_INT("sample-every", &o->sample_every, 0, 1 << 30), WB_INT("sample-len", &o->sample_len, 0, 1 << 20),
+        WB_INT("save-every", &o->save_every, 0, 1 << 30),     WB_INT("eval-every", &o->eval_every, 0, 1 << 30),
         WB_INT("eval-batches", &o->eval_batches, 1, 1 << 20),
-        WB_DOUBLE("lr", &o->lr, 0, 10),        WB_DOUBLE("min-lr-frac", &o->min_lr_frac, 0, 1),
-        WB_DOUBLE("wd", &o->weight_decay, 0, 10), WB_DOUBLE("clip", &o->clip, 0, 1e9),
         WB_DOUBLE("dropout", &o->dropout, 0, 0.999), WB_DOUBLE("temperature", &o->temperature, 0, 100),
-        WB_I64("builtin-bytes", &o->builtin_bytes, 1, 1e12), WB_I64("bpe-bytes", &o->bpe_bytes, 1, 1e12),
-        WB_I64("seed", &o->seed, 0, 9e18),
     };
-    int rc = wb_opts_parse(opts, (int)(sizeof opts / sizeof opts[0]), argc, argv);
-    if (rc == 1) usage(stdout, argv[0]);
-    if (rc != 0) return rc;
-    if (o->seq == 0) o->seq = o->context;
-    const char *bad = NULL;
-    if (strcmp(o->backend, "cuda") && strcmp(o->backend, "cpu")) bad = "--backend must be cuda or cpu";
-    else if (strcmp(o->ops, "fused") && strcmp(o->ops, "primitive")) bad = "--ops must be fused or primitive";
-    else if (strcmp(o->attn, "bmm") && strcmp(o->attn, "flash")) bad = "--attn must be bmm or flash";
-    else if (o->width % o->heads) bad = "--width must be a multiple of --heads";
-    else if (o->seq > o->context) bad = "--seq must be in [1, context]";
-    else if (o->graph && strcmp(o->backend, "cuda")) bad = "--graph needs --backend cuda";
-    if (bad) {
-        fprintf(stderr, "%s\n", bad);
-        return -1;
-    }
-    return 0;
+    return gpt2_options_parse(&o->run, 0, own, (int)(sizeof own / sizeof own[0]), check_options, o, usage, argc, argv);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -168,47 +121,38 @@ typedef struct {
 static int load_corpus(options *o, const char *tok_path, corpus *c) {
     memset(c, 0, sizeof *c);
     double t0 = wb_now_us();
-    if (!strcmp(o->data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
-        wb_rng r;
-        wb_rng_seed(&r, (uint64_t)o->seed);
+    if (!strcmp(o->run.data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
         c->random = 1;
-        c->n_tokens = (size_t)o->batch * (size_t)o->seq * 64 + (size_t)o->seq + 2;
-        c->tokens = malloc(c->n_tokens * sizeof *c->tokens);
+        c->tokens = gpt2_random_tokens(&o->run, o->run.batch, &c->n_tokens);
         if (!c->tokens) return WB_FAIL;
-        for (size_t i = 0; i < c->n_tokens; i++) c->tokens[i] = (int32_t)(wb_rng_next(&r) % (uint64_t)o->vocab);
-        c->bpe.vocab_size = o->vocab;
+        c->bpe.vocab_size = o->run.vocab;
         o->sample_len = 0, o->sample_every = 0; /* nothing to decode */
-        printf("data: random tokens, vocabulary %d\n", o->vocab);
+        printf("data: random tokens, vocabulary %d\n", o->run.vocab);
     } else {
         size_t n_text = 0;
-        char *text = !strcmp(o->data, "builtin") ? wb_builtin_corpus((size_t)o->builtin_bytes, (uint64_t)o->seed, &n_text)
-                                                 : wb_read_file(o->data, &n_text);
+        char *text = !strcmp(o->run.data, "builtin") ? wb_builtin_corpus((size_t)o->run.builtin_bytes, (uint64_t)o->run.seed, &n_text)
+                                                 : wb_read_file(o->run.data, &n_text);
         if (!text) return WB_FAIL;
         struct stat st;
         if (o->resume && stat(tok_path, &st) == 0) {
             if (wb_bpe_load(&c->bpe, tok_path) != WB_OK) return WB_FAIL;
             printf("tokenizer: %s (%d tokens)\n", tok_path, c->bpe.vocab_size);
         } else {
-            size_t nb = n_text < (size_t)o->bpe_bytes ? n_text : (size_t)o->bpe_bytes;
-            if (wb_bpe_train(&c->bpe, text, nb, o->vocab, 1) != WB_OK || wb_bpe_save(&c->bpe, tok_path) != WB_OK)
+            size_t nb = n_text < (size_t)o->run.bpe_bytes ? n_text : (size_t)o->run.bpe_bytes;
+            if (wb_bpe_train(&c->bpe, text, nb, o->run.vocab, 1) != WB_OK || wb_bpe_save(&c->bpe, tok_path) != WB_OK)
                 return WB_FAIL;
             printf("tokenizer: trained %d tokens on %zu bytes in %.1f s -> %s\n", c->bpe.vocab_size, nb,
                    (wb_now_us() - t0) * 1e-6, tok_path);
         }
         t0 = wb_now_us();
         if (wb_bpe_encode(&c->bpe, text, n_text, &c->tokens, &c->n_tokens) != WB_OK) return WB_FAIL;
-        printf("data: %s, %zu bytes -> %zu tokens (%.2f bytes/token) in %.1f s\n", o->data, n_text, c->n_tokens,
+        printf("data: %s, %zu bytes -> %zu tokens (%.2f bytes/token) in %.1f s\n", o->run.data, n_text, c->n_tokens,
                (double)n_text / (double)(c->n_tokens ? c->n_tokens : 1), (wb_now_us() - t0) * 1e-6);
         free(text);
     }
     /* the last tenth held out, when it holds at least one window */
-    c->n_val = c->n_tokens / 10;
-    if (c->n_val < (size_t)o->seq + 2) c->n_val = 0;
-    c->n_train = c->n_tokens - c->n_val;
-    if (c->n_train < (size_t)o->seq + 2) {
-        fprintf(stderr, "%s: %zu tokens; a training window needs %d\n", o->data, c->n_train, o->seq + 2);
-        return WB_FAIL;
-    }
+    c->n_train = gpt2_split_tokens(&o->run, c->n_tokens, &c->n_val);
+    if (!c->n_train) return WB_FAIL;
     printf("data: %zu training tokens, %zu validation tokens%s\n", c->n_train, c->n_val,
            c->n_val ? "" : " (too few for a validation split)");
     return WB_OK;
@@ -232,35 +176,34 @@ static int build(const options *o, const corpus *c, const char *ck_path, trainer
     memset(tr, 0, sizeof *tr);
     int cuda = !strcmp(o->backend, "cuda");
     tr->dtype = cuda ? WB_BF16 : WB_F32;
-    if (o->dtype && wb_dtype_parse(o->dtype, &tr->dtype) != 0) {
-        fprintf(stderr, "unknown dtype %s\n", o->dtype);
+    if (o->run.dtype && wb_dtype_parse(o->run.dtype, &tr->dtype) != 0) {
+        fprintf(stderr, "unknown dtype %s\n", o->run.dtype);
         return WB_FAIL;
     }
     if ((cuda ? wb_backend_cuda_create(&tr->be, 0) : wb_backend_cpu_create(&tr->be)) != WB_OK) {
         fprintf(stderr, "cannot create the %s backend\n", o->backend);
         return WB_FAIL;
     }
-    gpt2_config cfg = {o->layers, o->heads, o->width, o->context, c->bpe.vocab_size, gpt2_pad_vocab(c->bpe.vocab_size),
+    gpt2_config cfg = {o->run.layers, o->run.heads, o->run.width, o->run.context, c->bpe.vocab_size, gpt2_pad_vocab(c->bpe.vocab_size),
                        (float)o->dropout, !strcmp(o->ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE,
-                       !strcmp(o->attn, "flash")};
+                       !strcmp(o->run.attn, "flash")};
     int64_t ck_params = 0;
     if (o->resume) {
         if (gpt2_peek(ck_path, &cfg, &tr->start_step, &ck_params) != WB_OK) return WB_FAIL;
         cfg.dropout = (float)o->dropout;
         cfg.ops = !strcmp(o->ops, "fused") ? GPT2_OPS_FUSED : GPT2_OPS_PRIMITIVE;
-        cfg.flash = !strcmp(o->attn, "flash");
+        cfg.flash = !strcmp(o->run.attn, "flash");
         if (cfg.vocab != c->bpe.vocab_size) {
             fprintf(stderr, "%s: vocabulary %d, tokenizer %d\n", ck_path, cfg.vocab, c->bpe.vocab_size);
             return WB_FAIL;
         }
-        if (o->seq > cfg.max_seq) {
-            fprintf(stderr, "%s: context %d, --seq %d\n", ck_path, cfg.max_seq, o->seq);
+        if (o->run.seq > cfg.max_seq) {
+            fprintf(stderr, "%s: context %d, --seq %d\n", ck_path, cfg.max_seq, o->run.seq);
             return WB_FAIL;
         }
     }
     WB_TRY(gpt2_build(&tr->model, &cfg, tr->be, tr->dtype));
-    tr->acfg = (adamw_config){(float)o->lr, (float)(o->lr * o->min_lr_frac), 0.9f, 0.95f, 1e-8f,
-                              (float)o->weight_decay, (float)o->clip, o->warmup, o->steps};
+    tr->acfg = gpt2_options_adamw(&o->run);
     if (o->resume) {
         size_t n = (size_t)tr->model.n_params;
         float *p = malloc(n * 4), *mm = malloc(n * 4), *vv = malloc(n * 4);
@@ -272,17 +215,17 @@ static int build(const options *o, const corpus *c, const char *ck_path, trainer
         if (rc != WB_OK) return WB_FAIL;
         printf("resumed %s at step %lld\n", ck_path, (long long)tr->start_step);
     } else {
-        WB_TRY(gpt2_init_random(&tr->model, (uint64_t)o->seed));
+        WB_TRY(gpt2_init_random(&tr->model, (uint64_t)o->run.seed));
         WB_TRY(adamw_init(&tr->opt, &tr->acfg, &tr->model));
     }
     WB_TRY(wb_ctx_init(&tr->ctx, tr->be, tr->dtype, (size_t)64 << 20));
-    tr->ctx.seed = (uint64_t)o->seed;
-    tr->flops_per_token = gpt2_flops_per_token(&tr->model, o->seq);
+    tr->ctx.seed = (uint64_t)o->run.seed;
+    tr->flops_per_token = gpt2_flops_per_token(&tr->model, o->run.seq);
     tr->peak = tr->be->peak_for(tr->be, tr->dtype);
     printf("model: %d layers, %d heads, width %d, context %d, vocab %d (padded %d), %.2fM parameters, %s %s, "
            "ops %s, attention %s%s\n",
            cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.max_seq, cfg.vocab, cfg.vocab_padded, tr->model.n_params / 1e6,
-           tr->be->name, wb_dtype_name(tr->dtype), o->ops, o->attn, o->graph ? ", CUDA graph" : "");
+           tr->be->name, wb_dtype_name(tr->dtype), o->ops, o->run.attn, o->graph ? ", CUDA graph" : "");
     printf("device: %s, peak %s\n", tr->be->device_name, tr->peak > 0 ? "known" : "unknown (MFU n/a)");
     if (tr->peak > 0) printf("device: dense peak %.0f TFLOP/s for %s\n", tr->peak / 1e12, wb_dtype_name(tr->dtype));
     return WB_OK;
@@ -498,41 +441,41 @@ static int finish_step(const options *o, trainer *tr, const queued_step *q, loop
         return rc;
     }
     double now = wb_now_us(), from = q->queued_us > ls->last_done_us ? q->queued_us : ls->last_done_us;
-    double ms = (now - from) * 1e-3, tps = (double)o->batch * o->seq / (ms * 1e-3);
+    double ms = (now - from) * 1e-3, tps = (double)o->run.batch * o->run.seq / (ms * 1e-3);
     ls->last_done_us = now;
-    if (q->step > tr->start_step + o->profile_warmup) ls->step_ms[ls->measured++] = ms;
+    if (q->step > tr->start_step + o->run.profile_warmup) ls->step_ms[ls->measured++] = ms;
     if (isnan(ls->first_loss)) ls->first_loss = lval;
     ls->last_loss = lval;
     if (!isfinite(lval)) {
         fprintf(stderr, "step %lld: loss is %f\n", (long long)q->step, lval);
         return WB_FAIL;
     }
-    if (o->log_every > 0 && (q->step % o->log_every == 0 || q->step == o->steps)) {
+    if (o->run.log_every > 0 && (q->step % o->run.log_every == 0 || q->step == o->run.steps)) {
         char mfu[32];
         if (tr->peak > 0) snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * tr->flops_per_token * tps / tr->peak);
         else snprintf(mfu, sizeof mfu, "n/a");
         printf("step %5lld/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s | MFU %s\n",
-               (long long)q->step, o->steps, lval, q->lr, norm, ms, tps, mfu);
+               (long long)q->step, o->run.steps, lval, q->lr, norm, ms, tps, mfu);
         fflush(stdout);
     }
     return WB_OK;
 }
 
 static int train(const options *o, corpus *c, trainer *tr, const char *ck_path, wb_rng *rng) {
-    const int B = o->batch, T = o->seq, cuda = tr->be->kind == WB_BACKEND_CUDA;
+    const int B = o->run.batch, T = o->run.seq, cuda = tr->be->kind == WB_BACKEND_CUDA;
     const size_t BT = (size_t)B * (size_t)T;
     wb_loader loader;
     wb_loader_init(&loader, c->tokens, c->n_train);
     loader.pos = (size_t)(tr->start_step * (int64_t)BT) % (c->n_train - (size_t)T - 1);
     int32_t *hx = malloc(BT * 4), *hy = malloc(BT * 4);
-    loop_stats ls = {calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof(double)), 0, 0, NAN, NAN};
+    loop_stats ls = {calloc((size_t)(o->run.steps > 0 ? o->run.steps : 1), sizeof(double)), 0, 0, NAN, NAN};
     step_state st;
     memset(&st, 0, sizeof st);
     st.dx = malloc(BT * sizeof(double)), st.dy = malloc(BT * sizeof(double));
     int rc = hx && hy && ls.step_ms && st.dx && st.dy ? WB_OK : WB_FAIL, profiling = 0, in_flight = 0;
     queued_step prev = {0};
-    for (int64_t step = tr->start_step + 1; rc == WB_OK && step <= o->steps; step++) {
-        if (cuda && !profiling && step > tr->start_step + o->profile_warmup) {
+    for (int64_t step = tr->start_step + 1; rc == WB_OK && step <= o->run.steps; step++) {
+        if (cuda && !profiling && step > tr->start_step + o->run.profile_warmup) {
             cudaProfilerStart();
             profiling = 1;
         }
@@ -550,7 +493,7 @@ static int train(const options *o, corpus *c, trainer *tr, const char *ck_path, 
         if (rc != WB_OK) fprintf(stderr, "step %lld failed\n", (long long)step);
         if (rc == WB_OK && in_flight) rc = finish_step(o, tr, &prev, &ls); /* step k-1, while k runs */
         prev = q, in_flight = rc == WB_OK;
-        int last = step == o->steps;
+        int last = step == o->run.steps;
         int eval = o->eval_every > 0 && step % o->eval_every == 0 && !last && c->n_val;
         int save = !o->no_checkpoint && ((o->save_every > 0 && step % o->save_every == 0) || last);
         int show = o->sample_every > 0 && step % o->sample_every == 0 && !last;
@@ -560,7 +503,7 @@ static int train(const options *o, corpus *c, trainer *tr, const char *ck_path, 
         if (rc == WB_OK && eval) {
             double vl;
             rc = evaluate(tr, c, B, T, o->eval_batches, &vl);
-            if (rc == WB_OK) printf("val  %5lld/%d | loss %.4f (train %.4f)\n", (long long)step, o->steps, vl, ls.last_loss);
+            if (rc == WB_OK) printf("val  %5lld/%d | loss %.4f (train %.4f)\n", (long long)step, o->run.steps, vl, ls.last_loss);
         }
         if (rc == WB_OK && save) rc = save_checkpoint(tr, ck_path, step);
         if (rc == WB_OK && show) {
@@ -577,7 +520,7 @@ static int train(const options *o, corpus *c, trainer *tr, const char *ck_path, 
         if (tr->peak > 0) printf(", MFU %.1f%%", 100.0 * tr->flops_per_token * tps / tr->peak);
         printf(", loss %.4f -> %.4f\n", ls.first_loss, ls.last_loss);
     }
-    if (rc == WB_OK && c->n_val && o->steps > tr->start_step) {
+    if (rc == WB_OK && c->n_val && o->run.steps > tr->start_step) {
         double vl;
         rc = evaluate(tr, c, B, T, o->eval_batches, &vl);
         if (rc == WB_OK) printf("validation: loss %.4f over %d batches (train %.4f)\n", vl, o->eval_batches, ls.last_loss);
@@ -602,11 +545,8 @@ static int make_dirs(const char *path) {
 int main(int argc, char **argv) {
     /* 1. options */
     options o;
-    int parsed = parse_options(&o, argc, argv);
-    if (parsed != 0) {
-        if (parsed < 0) fprintf(stderr, "run %s --help for the options\n", argv[0]);
-        return parsed > 0 ? 0 : 2;
-    }
+    int exit_status = parse_options(&o, argc, argv);
+    if (exit_status >= 0) return exit_status;
     if (make_dirs(o.out) != 0) {
         perror(o.out);
         return 1;
@@ -626,11 +566,11 @@ int main(int argc, char **argv) {
 
     /* 4. train (and the validation loss at the end) */
     wb_rng rng;
-    wb_rng_seed(&rng, (uint64_t)o.seed + 7);
+    wb_rng_seed(&rng, (uint64_t)o.run.seed + 7);
     if (rc == WB_OK) rc = train(&o, &data, &tr, ck_path, &rng);
 
     /* 5. samples from the trained model */
-    if (rc == WB_OK && o.sample_len > 0 && o.steps > tr.start_step) {
+    if (rc == WB_OK && o.sample_len > 0 && o.run.steps > tr.start_step) {
         rc = sample(&tr.model, &tr.ctx, &data.bpe, o.prompt, o.sample_len, 0.0f, &rng, "sample (greedy)");
         if (rc == WB_OK)
             rc = sample(&tr.model, &tr.ctx, &data.bpe, o.prompt, o.sample_len, (float)o.temperature, &rng,

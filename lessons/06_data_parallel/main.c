@@ -35,28 +35,22 @@
 #include "data.h"
 #include "engine.h"
 #include "gpt2.h"
+#include "gpt2_options.h"
 #include "grad_allreduce.h"
 #include "ranks.h"
 #include "wb_args.h"
 #include "wb_check.h"
-#include "wb_random.h"
 #include "wb_timing.h"
 
 /* ---------------------------------------------------------------------------------------------
- * options (the model, data and optimizer ones as lesson 04's train.c has them, same defaults)
+ * options: lesson 04's (gpt2_options.h), and how the ranks share the work
  * ------------------------------------------------------------------------------------------ */
 typedef struct {
-    const char *variant, *data, *dtype, *attn;
-    int world, layers, heads, width, context, seq, batch, vocab, steps, warmup, profile_warmup, log_every;
-    double lr, min_lr_frac, weight_decay, clip, bucket_mb;
-    long long builtin_bytes, bpe_bytes, seed;
+    gpt2_options run; /* the model, data, batch (per rank) and schedule, as lesson 04 takes them */
+    const char *variant;
+    int world;
+    double bucket_mb;
 } options;
-
-static const options defaults = {
-    .variant = "overlap", .data = "builtin", .dtype = "bf16", .attn = "flash", .world = 0, .layers = 2, .heads = 2,
-    .width = 64, .context = 64, .seq = 0, .batch = 4, .vocab = 512, .steps = 20, .warmup = 2, .profile_warmup = 1,
-    .log_every = 1, .lr = 1e-3, .min_lr_frac = 0.1, .weight_decay = 0.1, .clip = 1.0, .bucket_mb = 25,
-    .builtin_bytes = 1 << 20, .bpe_bytes = 8 << 20, .seed = 1337};
 
 static void usage(FILE *f, const char *prog) {
     fprintf(f,
@@ -69,7 +63,7 @@ static void usage(FILE *f, const char *prog) {
             "  --data builtin|random|FILE  lesson 04's generated stories, uniform random tokens over\n"
             "                          --vocab (benchmarks), or any UTF-8 text            [builtin]\n"
             "  --dtype bf16|f32        parameters, gradients and their all-reduce        [bf16]\n"
-            "  --preset tiny|124m      the model below (124m: GPT-2 small, T=1024)\n"
+            "  --preset tiny|small|124m  the model below (124m: GPT-2 small, T=1024)\n"
             "  --layers N --heads N --width N --context N --seq T --vocab N --attn flash|bmm\n"
             "                          [2 2 64 64, context, 512, flash]\n"
             "  --steps N --lr X --warmup N --min-lr-frac X --wd X --clip X   [20, 1e-3, 2, 0.1, 0.1, 1.0]\n"
@@ -80,60 +74,24 @@ static void usage(FILE *f, const char *prog) {
             prog);
 }
 
-static int apply_preset(options *o, const char *p) {
-    if (!strcmp(p, "tiny")) {
-        o->layers = 2, o->heads = 2, o->width = 64, o->context = 64, o->vocab = 512;
-    } else if (!strcmp(p, "124m")) {
-        o->layers = 12, o->heads = 12, o->width = 768, o->context = 1024, o->vocab = 50257;
-    } else {
-        return -1;
-    }
-    o->seq = 0; /* = context */
-    return 0;
+/* This program's combinations of options: NULL, or what is wrong. */
+static const char *check_options(const void *program) {
+    const options *o = program;
+    if (strcmp(o->variant, "overlap") && strcmp(o->variant, "no-overlap")) return "--variant must be overlap or no-overlap";
+    if (strcmp(o->run.dtype, "bf16") && strcmp(o->run.dtype, "f32")) return "--dtype must be bf16 or f32";
+    return NULL;
 }
 
-/* --preset NAME: sets the model (later options override it). */
-static int set_preset(void *o, const char *name) {
-    if (apply_preset((options *)o, name) == 0) return 0;
-    fprintf(stderr, "--preset: unknown preset '%s' (tiny or 124m)\n", name);
-    return -1;
-}
-
-/* 0: run; 1: --help printed (exit 0); -1: bad options, said why (exit 2). */
+/* -1: run; else the exit status (0 after --help, 2 after bad options, said why). */
 static int parse_options(options *o, int argc, char **argv) {
-    *o = defaults;
-    const wb_opt opts[] = {
-        WB_STRING("variant", &o->variant),   WB_STRING("data", &o->data),
-        WB_STRING("dtype", &o->dtype),       WB_STRING("attn", &o->attn),
-        WB_CALL("preset", o, set_preset),
+    *o = (options){.run = gpt2_options_defaults(), .variant = "overlap", .bucket_mb = 25};
+    o->run.dtype = "bf16";
+    o->run.preset_sets_batch = 0; /* --batch is per rank */
+    const wb_opt own[] = {
+        WB_STRING("variant", &o->variant),
         WB_INT("world-size", &o->world, 1, DP_MAX_RANKS), WB_DOUBLE("bucket-mb", &o->bucket_mb, 0.001, 1e6),
-        WB_INT("layers", &o->layers, 1, 1000), WB_INT("heads", &o->heads, 1, 1024),
-        WB_INT("width", &o->width, 1, 1 << 16), WB_INT("context", &o->context, 1, 1 << 20),
-        WB_INT("seq", &o->seq, 1, 1 << 20),    WB_INT("batch", &o->batch, 1, 1 << 20),
-        WB_INT("vocab", &o->vocab, 256, 1 << 20), WB_INT("steps", &o->steps, 1, 1 << 30),
-        WB_INT("warmup", &o->warmup, 0, 1 << 30),
-        WB_INT("profile-warmup", &o->profile_warmup, 0, 1 << 30),
-        WB_INT("log-every", &o->log_every, 0, 1 << 30),
-        WB_DOUBLE("lr", &o->lr, 0, 10),        WB_DOUBLE("min-lr-frac", &o->min_lr_frac, 0, 1),
-        WB_DOUBLE("wd", &o->weight_decay, 0, 10), WB_DOUBLE("clip", &o->clip, 0, 1e9),
-        WB_I64("builtin-bytes", &o->builtin_bytes, 1, 1e12), WB_I64("bpe-bytes", &o->bpe_bytes, 1, 1e12),
-        WB_I64("seed", &o->seed, 0, 9e18),
     };
-    int rc = wb_opts_parse(opts, (int)(sizeof opts / sizeof opts[0]), argc, argv);
-    if (rc == 1) usage(stdout, argv[0]);
-    if (rc != 0) return rc;
-    if (o->seq == 0) o->seq = o->context;
-    const char *bad = NULL;
-    if (strcmp(o->variant, "overlap") && strcmp(o->variant, "no-overlap")) bad = "--variant must be overlap or no-overlap";
-    else if (strcmp(o->dtype, "bf16") && strcmp(o->dtype, "f32")) bad = "--dtype must be bf16 or f32";
-    else if (strcmp(o->attn, "bmm") && strcmp(o->attn, "flash")) bad = "--attn must be bmm or flash";
-    else if (o->width % o->heads) bad = "--width must be a multiple of --heads";
-    else if (o->seq > o->context) bad = "--seq must be in [1, context]";
-    if (bad) {
-        fprintf(stderr, "%s\n", bad);
-        return -1;
-    }
-    return 0;
+    return gpt2_options_parse(&o->run, 1, own, (int)(sizeof own / sizeof own[0]), check_options, o, usage, argc, argv);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -149,36 +107,28 @@ typedef struct {
  * trains exactly as lesson 04 does. */
 static int load_corpus(const options *o, int global_batch, int verbose, corpus *c) {
     memset(c, 0, sizeof *c);
-    if (!strcmp(o->data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
-        wb_rng r;
-        wb_rng_seed(&r, (uint64_t)o->seed);
-        c->n_tokens = (size_t)global_batch * (size_t)o->seq * 64 + (size_t)o->seq + 2;
-        c->tokens = malloc(c->n_tokens * sizeof *c->tokens);
+    if (!strcmp(o->run.data, "random")) { /* benchmarks: uniform random tokens, no tokenizer */
+        c->tokens = gpt2_random_tokens(&o->run, global_batch, &c->n_tokens);
         if (!c->tokens) return WB_FAIL;
-        for (size_t i = 0; i < c->n_tokens; i++) c->tokens[i] = (int32_t)(wb_rng_next(&r) % (uint64_t)o->vocab);
-        c->vocab = o->vocab;
+        c->vocab = o->run.vocab;
     } else {
         size_t n_text = 0;
-        char *text = !strcmp(o->data, "builtin") ? wb_builtin_corpus((size_t)o->builtin_bytes, (uint64_t)o->seed, &n_text)
-                                                 : wb_read_file(o->data, &n_text);
+        char *text = !strcmp(o->run.data, "builtin") ? wb_builtin_corpus((size_t)o->run.builtin_bytes, (uint64_t)o->run.seed, &n_text)
+                                                 : wb_read_file(o->run.data, &n_text);
         if (!text) return WB_FAIL;
         wb_bpe bpe;
-        size_t nb = n_text < (size_t)o->bpe_bytes ? n_text : (size_t)o->bpe_bytes;
-        int rc = wb_bpe_train(&bpe, text, nb, o->vocab, verbose);
+        size_t nb = n_text < (size_t)o->run.bpe_bytes ? n_text : (size_t)o->run.bpe_bytes;
+        int rc = wb_bpe_train(&bpe, text, nb, o->run.vocab, verbose);
         if (rc == WB_OK) rc = wb_bpe_encode(&bpe, text, n_text, &c->tokens, &c->n_tokens);
         c->vocab = bpe.vocab_size;
         if (rc == WB_OK) wb_bpe_free(&bpe);
         free(text);
         WB_TRY(rc);
     }
-    size_t n_val = c->n_tokens / 10;
-    if (n_val < (size_t)o->seq + 2) n_val = 0;
-    c->n_train = c->n_tokens - n_val;
-    if (c->n_train < (size_t)o->seq + 2) {
-        fprintf(stderr, "%s: %zu tokens; a training window needs %d\n", o->data, c->n_train, o->seq + 2);
-        return WB_FAIL;
-    }
-    if (verbose) printf("data: %s, %zu training tokens, vocabulary %d\n", o->data, c->n_train, c->vocab);
+    size_t n_val;
+    c->n_train = gpt2_split_tokens(&o->run, c->n_tokens, &n_val);
+    if (!c->n_train) return WB_FAIL;
+    if (verbose) printf("data: %s, %zu training tokens, vocabulary %d\n", o->run.data, c->n_train, c->vocab);
     return WB_OK;
 }
 
@@ -196,18 +146,17 @@ typedef struct {
 } rank_state;
 
 static int build(const options *o, const corpus *c, rank_state *s) {
-    wb_dtype dtype = !strcmp(o->dtype, "f32") ? WB_F32 : WB_BF16;
+    wb_dtype dtype = !strcmp(o->run.dtype, "f32") ? WB_F32 : WB_BF16;
     WB_TRY(wb_backend_cuda_create(&s->be, s->id.rank)); /* rank r drives GPU r */
-    gpt2_config cfg = {o->layers, o->heads, o->width, o->context, c->vocab, gpt2_pad_vocab(c->vocab), 0.0f,
-                       GPT2_OPS_FUSED, !strcmp(o->attn, "flash")};
+    gpt2_config cfg = {o->run.layers, o->run.heads, o->run.width, o->run.context, c->vocab, gpt2_pad_vocab(c->vocab), 0.0f,
+                       GPT2_OPS_FUSED, !strcmp(o->run.attn, "flash")};
     WB_TRY(gpt2_build(&s->model, &cfg, s->be, dtype));
     /* the same seed on every rank: equal parameters without a broadcast */
-    WB_TRY(gpt2_init_random(&s->model, (uint64_t)o->seed));
-    s->acfg = (adamw_config){(float)o->lr, (float)(o->lr * o->min_lr_frac), 0.9f, 0.95f, 1e-8f,
-                             (float)o->weight_decay, (float)o->clip, o->warmup, o->steps};
+    WB_TRY(gpt2_init_random(&s->model, (uint64_t)o->run.seed));
+    s->acfg = gpt2_options_adamw(&o->run);
     WB_TRY(adamw_init(&s->opt, &s->acfg, &s->model));
     WB_TRY(wb_ctx_init(&s->ctx, s->be, dtype, (size_t)64 << 20));
-    s->ctx.seed = (uint64_t)o->seed;
+    s->ctx.seed = (uint64_t)o->run.seed;
 
     ncclUniqueId nid;
     if (s->id.rank == 0 && ncclGetUniqueId(&nid) != ncclSuccess) {
@@ -222,7 +171,7 @@ static int build(const options *o, const corpus *c, rank_state *s) {
                cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.max_seq, cfg.vocab, cfg.vocab_padded, s->model.n_params / 1e6,
                wb_dtype_name(dtype));
         printf("ranks: %d, %s, batch %d per rank (global %d) x %d tokens, device %s\n", s->id.world, o->variant,
-               o->batch, o->batch * s->id.world, o->seq, s->be->device_name);
+               o->run.batch, o->run.batch * s->id.world, o->run.seq, s->be->device_name);
     }
     return WB_OK;
 }
@@ -259,16 +208,16 @@ static int train_step(rank_state *s, const double *dx, const double *dy, int B, 
 }
 
 static int train(const options *o, const corpus *c, rank_state *s) {
-    const int B = o->batch, T = o->seq, world = s->id.world, rank = s->id.rank, Bg = B * world, lead = rank == 0;
+    const int B = o->run.batch, T = o->run.seq, world = s->id.world, rank = s->id.rank, Bg = B * world, lead = rank == 0;
     const size_t BT = (size_t)B * (size_t)T;
     wb_loader loader;
     wb_loader_init(&loader, c->tokens, c->n_train);
     int32_t *hx = malloc((size_t)Bg * T * 4), *hy = malloc((size_t)Bg * T * 4);
-    double *dx = malloc(BT * sizeof *dx), *dy = malloc(BT * sizeof *dy), *step_ms = calloc((size_t)o->steps, sizeof *step_ms);
+    double *dx = malloc(BT * sizeof *dx), *dy = malloc(BT * sizeof *dy), *step_ms = calloc((size_t)o->run.steps, sizeof *step_ms);
     int rc = hx && hy && dx && dy && step_ms ? WB_OK : WB_FAIL, measured = 0, profiling = 0;
     double first_loss = NAN, last_loss = NAN;
-    for (int step = 1; rc == WB_OK && step <= o->steps; step++) {
-        if (!profiling && step > o->profile_warmup) {
+    for (int step = 1; rc == WB_OK && step <= o->run.steps; step++) {
+        if (!profiling && step > o->run.profile_warmup) {
             cudaProfilerStart();
             profiling = 1;
         }
@@ -288,7 +237,7 @@ static int train(const options *o, const corpus *c, rank_state *s) {
             break;
         }
         double ms = (wb_now_us() - ts) * 1e-3, tps = (double)Bg * T / (ms * 1e-3);
-        if (step > o->profile_warmup) step_ms[measured++] = ms;
+        if (step > o->run.profile_warmup) step_ms[measured++] = ms;
         if (isnan(first_loss)) first_loss = lval;
         last_loss = lval;
         if (!isfinite(lval)) {
@@ -296,8 +245,8 @@ static int train(const options *o, const corpus *c, rank_state *s) {
             rc = WB_FAIL;
             break;
         }
-        if (lead && o->log_every > 0 && (step % o->log_every == 0 || step == o->steps)) {
-            printf("step %5d/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s\n", step, o->steps, lval,
+        if (lead && o->run.log_every > 0 && (step % o->run.log_every == 0 || step == o->run.steps)) {
+            printf("step %5d/%d | loss %.4f | lr %.2e | norm %.3f | %8.1f ms | %10.0f tok/s\n", step, o->run.steps, lval,
                    adamw_lr(&s->acfg, s->opt.t), norm, ms, tps);
             fflush(stdout);
         }
@@ -318,7 +267,7 @@ static int run_rank(const options *o, const dp_rank_info *id) {
     memset(&s, 0, sizeof s);
     s.id = *id;
     corpus c;
-    int rc = load_corpus(o, o->batch * id->world, id->rank == 0, &c);
+    int rc = load_corpus(o, o->run.batch * id->world, id->rank == 0, &c);
     if (rc == WB_OK) rc = build(o, &c, &s);
     if (rc == WB_OK) rc = train(o, &c, &s);
     free_rank(&s);
@@ -329,11 +278,8 @@ static int run_rank(const options *o, const dp_rank_info *id) {
 int main(int argc, char **argv) {
     /* 1. options (checked by the launcher, before any rank starts) */
     options o;
-    int parsed = parse_options(&o, argc, argv);
-    if (parsed != 0) {
-        if (parsed < 0) fprintf(stderr, "run %s --help for the options\n", argv[0]);
-        return parsed > 0 ? 0 : 2;
-    }
+    int exit_status = parse_options(&o, argc, argv);
+    if (exit_status >= 0) return exit_status;
     dp_rank_info id;
     int is_rank = dp_rank_from_env(&id);
     if (is_rank < 0) return 2;

@@ -20,7 +20,8 @@ static const wb_fact_kind_info ROWS[] = {
 Test(fact_kind_example, syncs_counts_the_waits_of_its_range) {
     const wb_fact_kind_info *syncs = &ROWS[0];
     cr_assert_str_eq(syncs->name, "syncs");
-    cr_assert_eq(syncs->value, WB_FACT_VALUE_COUNT);
+    cr_assert_eq(syncs->value, &wb_fact_count_value);
+    cr_assert(!syncs->keyed && !syncs->ready_key && !syncs->time_of && !syncs->in_source && !syncs->in_capture);
     wb_capture c;
     build_start(&c);
     add_range(&c, "step", 100, 1000, 1);
@@ -39,4 +40,23 @@ Test(fact_kind_example, syncs_counts_the_waits_of_its_range) {
     cr_assert(strstr(text, "'step'"), "%s", text);
     wb_occurrences_free(&o);
     wb_capture_free(&c);
+}
+
+/* What the page says its type of value does with it: a report's text, the JSON, the prompt, lint. */
+Test(fact_kind_example, syncs_is_written_asked_and_made_wrong_as_a_count) {
+    const wb_fact_value_type *count = ROWS[0].value;
+    char text[32];
+    count->text(3, text, sizeof text);
+    cr_assert_str_eq(text, "3");
+    json_t *j = count->to_json(3);
+    cr_assert(json_is_integer(j) && json_integer_value(j) == 3);
+    json_decref(j);
+    wb_answer_edit e = {0};
+    cr_assert_eq(count->answer("2", &e), 1);
+    cr_assert_eq(e.value, 2);
+    cr_assert_eq(count->answer("2.5", &e), 0, "a count takes no decimals");
+    wb_fact f = {.kind = WB_FACT_SYNCS, .label = "syncs", .predicted = 2};
+    count->make_wrong(&f, 1, 1);
+    cr_assert_eq(f.predicted, 3);
+    cr_assert(!count->banded && !count->judged);
 }

@@ -220,26 +220,10 @@ static void say_stopped(FILE *f, const wb_prediction_set *p) {
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) { interrupted = sig; }
 /* The learner's typed answer for f, as an edit; 0 when it is no valid answer. The same rules as
- * the file's (predictions.c): whole counts, decimal microseconds, a bound's name. */
+ * the file's (fact_kinds.h: its type of value says). */
 static int answer_of(const wb_fact *f, const char *s, wb_answer_edit *e) {
     *e = (wb_answer_edit){f->line, f->column, 0, ""};
-    wb_fact_value value = wb_fact_kind_get(f->kind)->value;
-    if (value == WB_FACT_VALUE_BOUND) { /* a name, or its number in the prompt: 1 overhead, 2 memory, 3 compute */
-        int b = s[0] >= '1' && s[0] <= '0' + WB_BOUND_COUNT && !s[1] ? s[0] - '1' : wb_bound_parse(s);
-        if (b < 0) return 0;
-        snprintf(e->text, sizeof e->text, "%s", wb_bound_name(b));
-        return 1;
-    }
-    size_t len = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
-    for (size_t i = 0; i < len; i++) dots += s[i] == '.';
-    if (value == WB_FACT_VALUE_TIME) {
-        if (len == 0 || len >= sizeof e->text || strspn(s, "0123456789.") != len || dots > 1 || len == dots) return 0;
-        snprintf(e->text, sizeof e->text, "%s", s);
-        return 1;
-    }
-    if (len == 0 || digits != len || len > 7 || atol(s) > WB_YAML_MAX_COUNT) return 0;
-    e->value = atoi(s);
-    return 1;
+    return wb_fact_value_of(f)->answer(s, e);
 }
 
 /* Asks each open fact on the terminal; writes the answers into the file. Returns 0 when the file
@@ -312,9 +296,9 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                     n++;
                     break;
                 }
-                if (f->kind == WB_FACT_BOUND) printf("  %s\n", _("overhead, memory or compute (or 1, 2, 3), please (Enter skips, q stops)"));
-                else if (wb_fact_is_time(f->kind)) printf("  %s\n", _("a number of microseconds such as 180 or 40.5, please (Enter skips, q stops)"));
-                else printf(_("  a whole number from 0 to %d, please (Enter skips, q stops)\n"), WB_YAML_MAX_COUNT);
+                char again[300];
+                wb_fact_value_of(f)->ask_again(again, sizeof again);
+                fputs(again, stdout);
             }
         }
     }

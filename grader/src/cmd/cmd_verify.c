@@ -233,8 +233,8 @@ static int run_verify(const verify_options *o, wb_error *err) {
                 else {
                     printf("per occurrence:");
                     for (size_t k = 0; k < x->n_occurrences && k < 12; k++) {
-                        if (x->fact->kind == WB_FACT_BOUND) printf(" %s", wb_bound_name((int)x->per_occurrence[k]));
-                        else printf(" %ld", x->per_occurrence[k]);
+                        wb_fact_value_of(x->fact)->text((double)x->per_occurrence[k], act, sizeof act);
+                        printf(" %s", act);
                     }
                     printf("%s", x->n_occurrences ? "" : " (range never occurred)");
                 }

@@ -2,6 +2,7 @@
  * question silently. */
 #include "lesson.h"
 #include "wb_base.h"
+#include "wb_predict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,16 +77,6 @@ static int read_string_list(wb_yaml *y, yaml_node_t *n, const char *what, int al
         (*out)[i] = strdup(wb_yaml_scalar(item));
     }
     return 0;
-}
-
-static const char *const FACT_WORDS[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", "gpu_us",
-                                         "wall_us", "bound", NULL};
-
-static int valid_fact_name(const char *f) {
-    for (const char *const *w = FACT_WORDS; *w; w++)
-        if (!strcmp(f, *w)) return 1;
-    return (!strncmp(f, "kernels_named.", 14) && f[14]) || (!strncmp(f, "api_calls.", 10) && f[10]) ||
-           (!strncmp(f, "memcpys_named.", 14) && f[14]);
 }
 
 /* params: {n: 4096, batch: 8}: names of the work expressions, numeric values. */
@@ -185,17 +176,26 @@ static int read_work(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error *err)
     return 0;
 }
 
-/* kernels_named.re:PATTERN keeps the limits of a predictions file's re: keys (regex_limits.h) and
- * compiles: the template copies it into every learner's file. */
-static int check_fact_regex(wb_yaml *y, yaml_node_t *facts, const wb_question *q, const char *fact, wb_error *err) {
-    if (strncmp(fact, "kernels_named.re:", 17) != 0) return 0;
-    const char *pattern = fact + 17;
-    regex_t re;
-    char why[320];
-    if (wb_regex_compile(pattern, &y->regex_size, &re, why, sizeof why))
-        return wb_yaml_fail(err, y, facts, "question '%s': the regex '%.64s%s' %s", q->id, pattern,
-                            strlen(pattern) > 64 ? "..." : "", why);
-    regfree(&re);
+/* A fact a question names: a kind of the table (fact_kinds.h), its key readied as a predictions
+ * file's would be (kernels_named.re:PATTERN keeps the limits of regex_limits.h and compiles: the
+ * template copies it into every learner's file). */
+static int check_fact(wb_yaml *y, yaml_node_t *facts, const wb_question *q, const char *label, wb_error *err) {
+    const char *key;
+    const wb_fact_kind_info *kind = wb_fact_kind_of_label(label, &key);
+    if (!kind) {
+        size_t n;
+        const wb_fact_kind_info *kinds = wb_fact_kinds(&n);
+        char names[512] = "";
+        for (size_t i = 0; i < n; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s%s", i ? ", " : "", kinds[i].name,
+                     kinds[i].keyed ? ".KEY" : "");
+        return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (%s)", q->id, label, names);
+    }
+    if (!kind->ready_key) return 0;
+    wb_fact f = {.kind = kind->kind, .key = (char *)key};
+    char why[512];
+    if (kind->ready_key(&f, &y->regex_size, why, sizeof why)) return wb_yaml_fail(err, y, facts, "question '%s': %s", q->id, why);
+    if (f.has_regex) regfree(&f.regex);
     return 0;
 }
 
@@ -303,13 +303,8 @@ static int read_questions(wb_yaml *y, yaml_node_t *list, wb_lesson *l, wb_error 
         yaml_node_t *facts = wb_yaml_get(y, qn, "facts");
         if (!facts) return wb_yaml_fail(err, y, qn, "question '%s' has no 'facts' (e.g. [kernels, gemms])", q->id);
         if (read_string_list(y, facts, "'facts'", 0, &q->facts, &q->n_facts, err)) return err->code;
-        for (size_t j = 0; j < q->n_facts; j++) {
-            if (!valid_fact_name(q->facts[j]))
-                return wb_yaml_fail(err, y, facts, "question '%s': '%s' is not a fact (kernels, gemms, memsets, memcpys, "
-                                                    "kernels_named.TEXT, api_calls.NAME, memcpys_named.WORDS, streams, overlap_us, "
-                                                    "gpu_us, wall_us, bound)", q->id, q->facts[j]);
-            if (check_fact_regex(y, facts, q, q->facts[j], err)) return err->code;
-        }
+        for (size_t j = 0; j < q->n_facts; j++)
+            if (check_fact(y, facts, q, q->facts[j], err)) return err->code;
         yaml_node_t *ask = wb_yaml_get(y, qn, "ask");
         if (wb_yaml_string(y, ask ? ask : qn, "a question's 'ask'", &q->ask, err)) return err->code;
         yaml_node_t *hints = wb_yaml_get(y, qn, "hints");

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "template.h"
 #include "learner_files.h"
+#include "wb_predict.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,12 +100,11 @@ static int seen_before(char *const *facts, size_t i) {
 }
 
 const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) {
-    size_t n_kinds;
-    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
     int asks_time = 0;
-    for (size_t j = 0; j < q->n_facts && !asks_time; j++)
-        for (size_t k = 0; k < n_kinds && !asks_time; k++)
-            asks_time = kinds[k].value == WB_FACT_VALUE_TIME && !strcmp(q->facts[j], kinds[k].name);
+    for (size_t j = 0; j < q->n_facts && !asks_time; j++) {
+        const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], NULL);
+        asks_time = kind && kind->value->banded;
+    }
     if (asks_time) snprintf(buf, cap, "Times are right within %g%% of the measured value (the median occurrence).", 100 * q->tolerance);
     else if (cap) buf[0] = '\0';
     return buf;
@@ -119,8 +119,8 @@ char *wb_predictions_template(const wb_lesson *l) {
     put(&b, "# Stuck? grader hint %s shows the lesson's hints, one at a time.\n", l->lesson);
     put(&b, "lesson: %s\n", wb_yaml_quote(l->lesson, q, sizeof q));
     put(&b, "predictions:\n");
-    static const char *const counts[] = {"kernels", "gemms", "memsets", "memcpys", "streams", "overlap_us", "gpu_us",
-                                         "wall_us", "bound", NULL};
+    size_t n_kinds;
+    const wb_fact_kind_info *kinds = wb_fact_kinds(&n_kinds);
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *x = &l->questions[i];
         put(&b, "%s", i ? "\n" : "");
@@ -131,18 +131,18 @@ char *wb_predictions_template(const wb_lesson *l) {
         if (x->variant) put(&b, "    variant: %s\n", wb_yaml_quote(x->variant, q, sizeof q));
         put(&b, "    range: %s\n", wb_yaml_quote(x->range, q, sizeof q));
         if (x->rank >= 0) put(&b, "    rank: %d\n", x->rank);
-        for (const char *const *c = counts; *c; c++)
-            for (size_t j = 0; j < x->n_facts; j++)
-                if (!strcmp(x->facts[j], *c) && !seen_before(x->facts, j)) put(&b, "    %s: ~\n", *c);
-        static const char *const groups[] = {"kernels_named.", "api_calls.", "memcpys_named.", NULL};
-        for (const char *const *g = groups; *g; g++) {
-            size_t glen = strlen(*g);
+        /* the plain kinds first, then each keyed kind's map, each in the table's order */
+        for (size_t k = 0; k < n_kinds; k++)
+            for (size_t j = 0; !kinds[k].keyed && j < x->n_facts; j++)
+                if (!strcmp(x->facts[j], kinds[k].name) && !seen_before(x->facts, j)) put(&b, "    %s: ~\n", kinds[k].name);
+        for (size_t k = 0; k < n_kinds; k++) {
             int header = 0;
-            for (size_t j = 0; j < x->n_facts; j++) {
-                if (strncmp(x->facts[j], *g, glen) != 0 || seen_before(x->facts, j)) continue;
-                if (!header) put(&b, "    %.*s:\n", (int)(glen - 1), *g);
+            for (size_t j = 0; kinds[k].keyed && j < x->n_facts; j++) {
+                const char *key;
+                if (wb_fact_kind_of_label(x->facts[j], &key) != &kinds[k] || seen_before(x->facts, j)) continue;
+                if (!header) put(&b, "    %s:\n", kinds[k].name);
                 header = 1;
-                put(&b, "      %s: ~\n", wb_yaml_quote(x->facts[j] + glen, q, sizeof q));
+                put(&b, "      %s: ~\n", wb_yaml_quote(key, q, sizeof q));
             }
         }
     }

@@ -62,13 +62,14 @@ int wb_grade_time_values(wb_graded_fact *g, const double *values, const double *
     if (!g->per_occurrence || !g->gpu_us || !g->wall_us) return -1;
     memcpy(g->gpu_us, gpu_us, n * sizeof *gpu_us);
     memcpy(g->wall_us, wall_us, n * sizeof *wall_us);
+    const wb_fact_kind_info *kind = wb_fact_kind_get(f->kind);
     if (g->is_time) {
-        g->actual_us = wb_median(values ? values : f->kind == WB_FACT_GPU_US ? gpu_us : wall_us, n);
-        if (values) { /* the report shows the fact's own values per occurrence */
-            g->per_us = calloc(n + 1, sizeof *g->per_us);
-            if (!g->per_us) return -1;
-            memcpy(g->per_us, values, n * sizeof *values);
-        }
+        /* each occurrence's own value, which the report shows: counted (overlap_us), or one of the
+         * range's times (gpu_us, wall_us) */
+        g->per_us = calloc(n + 1, sizeof *g->per_us);
+        if (!g->per_us) return -1;
+        for (size_t k = 0; k < n; k++) g->per_us[k] = values ? values[k] : kind->time_of ? kind->time_of(gpu_us[k], wall_us[k]) : 0;
+        g->actual_us = wb_median(g->per_us, n);
         g->actual = n ? 0 : -1;
         g->right = n > 0 && wb_time_within(g->predicted_us, g->actual_us, g->tolerance);
         return 0;
@@ -86,10 +87,7 @@ int wb_grade_time_values(wb_graded_fact *g, const double *values, const double *
     return 0;
 }
 
-double wb_graded_time_at(const wb_graded_fact *g, size_t k) {
-    if (g->per_us) return g->per_us[k];
-    return g->fact->kind == WB_FACT_GPU_US ? g->gpu_us[k] : g->wall_us[k];
-}
+double wb_graded_time_at(const wb_graded_fact *g, size_t k) { return g->per_us ? g->per_us[k] : 0; }
 
 const char *wb_graded_predicted_text(const wb_graded_fact *g, char *buf, size_t cap) {
     return wb_fact_value_text(g->fact, buf, cap);
@@ -98,8 +96,7 @@ const char *wb_graded_predicted_text(const wb_graded_fact *g, char *buf, size_t 
 const char *wb_graded_actual_text(const wb_graded_fact *g, char *buf, size_t cap) {
     if (g->actual < 0) snprintf(buf, cap, "-");
     else if (g->is_time) snprintf(buf, cap, "%.1f", g->actual_us);
-    else if (g->fact->kind == WB_FACT_BOUND) snprintf(buf, cap, "%s", wb_bound_name((int)g->actual));
-    else snprintf(buf, cap, "%ld", g->actual);
+    else wb_fact_value_of(g->fact)->text((double)g->actual, buf, cap);
     return buf;
 }
 
@@ -130,7 +127,7 @@ const char *wb_graded_band_text(const wb_graded_fact *g, char *buf, size_t cap) 
 static int check_bound_inputs(const wb_prediction_set *p, const wb_prediction *q, const wb_lesson *l, const char *variant,
                               const wb_recording *rec, wb_error *err) {
     for (size_t j = 0; j < q->n_facts; j++) {
-        if (q->facts[j].kind != WB_FACT_BOUND || q->facts[j].predicted < 0) continue;
+        if (!wb_fact_value_of(&q->facts[j])->judged || q->facts[j].predicted < 0) continue;
         if (!l || !wb_lesson_work(l, variant, q->range))
             return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->facts[j].line, q->facts[j].column,
                               "prediction '%s' asks the bound of range '%s' (variant %s), but %s declares no work for it, so "
@@ -182,9 +179,9 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
             g->predicted = f->predicted;
             g->tolerance = wb_lesson_tolerance(l, q->id);
             const wb_fact_kind_info *kind = wb_fact_kind_get(f->kind);
-            if (kind->value != WB_FACT_VALUE_COUNT) {
+            if (kind->value->banded || kind->value->judged) {
                 /* a time the table counts itself (overlap_us: whole microseconds per occurrence, overlap.h);
-                 * else gpu_us, wall_us and bound come from the range's times */
+                 * else from the range's times (gpu_us and wall_us by time_of, bound by its rule) */
                 double *own = kind->count ? calloc(occ.n + 1, sizeof *own) : NULL;
                 for (size_t k = 0; own && k < occ.n; k++) own[k] = (double)kind->count(&run->capture, &occ.items[k], f);
                 int failed = !gpu || !wall || (kind->count && !own) ||

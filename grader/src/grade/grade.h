@@ -25,8 +25,8 @@ typedef struct {
     double predicted_us, actual_us; /* actual: the median over occurrences */
     double tolerance;          /* right when |predicted - actual| <= tolerance x actual */
     double *gpu_us, *wall_us;  /* each occurrence's, in time order (time facts and bound) */
-    double *per_us;            /* overlap_us: each occurrence's value; NULL for gpu_us and wall_us (above) */
-    wb_bound_inputs bound;     /* bound: what the rule used, with the medians of gpu_us and wall_us */
+    double *per_us;            /* time facts: each occurrence's value (wb_graded_time_at) */
+    wb_bound_inputs bound;     /* judged facts (bound): what the rule used, with the medians of gpu_us and wall_us */
 } wb_graded_fact;
 
 typedef struct {

@@ -4,17 +4,14 @@
 
 #include <string.h>
 
+/* Values as the fact's type writes them: counts as integers, times in microseconds, a bound by name. */
 static json_t *actual_json(const wb_graded_fact *x) {
     if (x->actual < 0) return json_null();
-    if (x->is_time) return json_real(x->actual_us);
-    if (x->fact->kind == WB_FACT_BOUND) return json_string(wb_bound_name((int)x->actual));
-    return json_integer(x->actual);
+    return wb_fact_value_of(x->fact)->to_json(x->is_time ? x->actual_us : (double)x->actual);
 }
 
 static json_t *predicted_json(const wb_graded_fact *x) {
-    if (x->is_time) return json_real(x->predicted_us);
-    if (x->fact->kind == WB_FACT_BOUND) return json_string(wb_bound_name(x->fact->predicted));
-    return json_integer(x->predicted);
+    return wb_fact_value_of(x->fact)->to_json(x->is_time ? x->predicted_us : (double)x->predicted);
 }
 
 json_t *wb_grading_facts_json(const wb_grade *g, const wb_lesson *l) {
@@ -41,13 +38,6 @@ json_t *wb_grading_facts_json(const wb_grade *g, const wb_lesson *l) {
 }
 
 const char *wb_fact_label_kind(const char *label) {
-    static const char *const VALUE[] = {[WB_FACT_VALUE_COUNT] = "count", [WB_FACT_VALUE_TIME] = "time", [WB_FACT_VALUE_BOUND] = "bound"};
-    size_t n;
-    const wb_fact_kind_info *rows = wb_fact_kinds(&n);
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(rows[i].name);
-        if (!rows[i].keyed ? !strcmp(label, rows[i].name) : !strncmp(label, rows[i].name, len) && label[len] == '.' && label[len + 1])
-            return VALUE[rows[i].value];
-    }
-    return NULL;
+    const wb_fact_kind_info *row = wb_fact_kind_of_label(label, NULL);
+    return row ? row->value->name : NULL;
 }

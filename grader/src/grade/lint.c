@@ -282,15 +282,17 @@ static void check_template(wb_lint_report *r, const wb_lesson *l) {
 
 /* ---- declared work -------------------------------------------------------------------------- */
 
-/* Every question that asks a bound needs its range's work declared, or no one can be graded. */
+/* Every question that asks a judged fact (bound) needs its range's work declared, or no one can be graded. */
 static void check_work(wb_lint_report *r, const wb_lesson *l) {
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *q = &l->questions[i];
         const char *v = q->variant ? q->variant : l->n_variants == 1 ? l->variants[0].name : NULL;
-        for (size_t j = 0; j < q->n_facts; j++)
-            if (!strcmp(q->facts[j], "bound") && !wb_lesson_work(l, v, q->range))
-                add(r, WB_LINT_ERROR, "work-missing", l->path, q->line, "question '%s' asks the bound of range '%s' (variant %s), "
-                    "but 'work:' declares no FLOPs and bytes for it", q->id, q->range, v ? v : "?");
+        for (size_t j = 0; j < q->n_facts; j++) {
+            const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], NULL);
+            if (kind && kind->value->judged && !wb_lesson_work(l, v, q->range))
+                add(r, WB_LINT_ERROR, "work-missing", l->path, q->line, "question '%s' asks the %s of range '%s' (variant %s), "
+                    "but 'work:' declares no FLOPs and bytes for it", q->id, q->facts[j], q->range, v ? v : "?");
+        }
     }
 }
 
@@ -688,10 +690,7 @@ static int lesson_view(const wb_lesson *l, const wb_prediction_set *answers, int
             if (!f || (time_factor != 1 && !wb_fact_is_time(f->kind))) continue;
             wb_fact *w = &p->facts[p->n_facts++];
             *w = *f;
-            /* a time of 0 ("nothing overlaps") has no factor of 2 to miss by: 1 us is wrong instead */
-            if (wb_fact_is_time(f->kind)) w->value = f->value > 0 ? f->value * (time_factor == 1 ? 2 : time_factor) : 1;
-            else if (f->kind == WB_FACT_BOUND) w->predicted = (f->predicted + 1) % WB_BOUND_COUNT;
-            else w->predicted += offset;
+            wb_fact_value_of(f)->make_wrong(w, offset, time_factor);
         }
     }
     return 0;
@@ -718,20 +717,25 @@ static void describe_actual(const wb_graded_fact *g, char *buf, size_t cap) {
     }
     snprintf(buf, cap, "values that differ by occurrence:");
     for (size_t i = 0; i < g->n_occurrences && i < 12; i++) {
-        if (g->fact->kind == WB_FACT_BOUND) snprintf(buf + strlen(buf), cap - strlen(buf), " %s", wb_bound_name((int)g->per_occurrence[i]));
-        else snprintf(buf + strlen(buf), cap - strlen(buf), " %ld", g->per_occurrence[i]);
+        char value[64];
+        wb_fact_value_of(g->fact)->text((double)g->per_occurrence[i], value, sizeof value);
+        snprintf(buf + strlen(buf), cap - strlen(buf), " %s", value);
     }
 }
 
-/* Time facts and bounds of the key, graded against each repeat the recording keeps (grader record
- * --repeat N): every one must hold in every run, or it would be graded by luck. */
+/* The facts of the key graded from the range's times (no count in the table: gpu_us, wall_us,
+ * bound), against each repeat the recording keeps (grader record --repeat N): every one must hold
+ * in every run, or it would be graded by luck. Repeats keep GPU and wall times only: a time the
+ * table counts (overlap_us) is checked by grader verify --repeat. */
+static int from_range_times(const wb_fact *f) { return !wb_fact_kind_get(f->kind)->count; }
+
 static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k, const wb_arch_answers *a, recording *x,
                           wb_lint_severity sev) {
     size_t timed = 0;
     for (size_t i = 0; i < a->answers.n; i++)
         for (size_t j = 0; j < a->answers.items[i].n_facts; j++) {
             const wb_fact *f = &a->answers.items[i].facts[j];
-            timed += f->kind == WB_FACT_GPU_US || f->kind == WB_FACT_WALL_US || f->kind == WB_FACT_BOUND;
+            timed += (size_t)from_range_times(f);
         }
     if (!timed) return;
     if (x->rec.n_repeats == 0) {
@@ -752,8 +756,7 @@ static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer
                     times = &t->items[m];
             for (size_t j = 0; j < p->n_facts; j++) {
                 const wb_fact *f = &p->facts[j];
-                /* repeats keep GPU and wall times: overlap_us is checked by grader verify --repeat only */
-                if ((!wb_fact_is_time(f->kind) && f->kind != WB_FACT_BOUND) || f->kind == WB_FACT_OVERLAP_US) continue;
+                if (!from_range_times(f)) continue;
                 if (!times) {
                     add(r, sev, "time-unstable", x->path, 0, "repeat %zu holds no times of range '%s' (variant %s); re-record with "
                         "grader record %s --repeat 3", rep + 2, p->range, variant ? variant : "?", l->dir);
@@ -897,24 +900,11 @@ static void append_sources(source_text *s, const char *dir, int depth) {
     closedir(d);
 }
 
-static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
-
-/* name as a whole identifier in text */
-static int has_identifier(const char *text, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = text; p && (p = strstr(p, name)); p += n)
-        if ((p == text || !is_ident(p[-1])) && !is_ident(p[n])) return 1;
-    return 0;
-}
-
-/* api among the API calls of any run of the recordings */
-static int recordings_call(recording *recs, size_t n_recs, const char *api) {
+/* A key of kind among the recordings' captures (api_calls: a call of any run). */
+static int recordings_hold(recording *recs, size_t n_recs, const wb_fact_kind_info *kind, const char *key) {
     for (size_t i = 0; i < n_recs; i++)
-        for (size_t j = 0; recs[i].usable && j < recs[i].rec.n_runs; j++) {
-            const wb_capture *c = &recs[i].rec.runs[j].capture;
-            for (size_t k = 0; k < c->n_api; k++)
-                if (c->api[k].name && !strcmp(c->api[k].name, api)) return 1;
-        }
+        for (size_t j = 0; recs[i].usable && j < recs[i].rec.n_runs; j++)
+            if (kind->in_capture && kind->in_capture(key, &recs[i].rec.runs[j].capture)) return 1;
     return 0;
 }
 
@@ -955,13 +945,11 @@ static void check_source(wb_lint_report *r, const wb_lesson *l, recording *recs,
                 "program's source never names it (\"%s\" in %s or common/): a typo, or a range it cannot emit", q->id, q->range,
                 q->range, l->dir);
         for (size_t j = 0; j < q->n_facts; j++) {
-            if (strncmp(q->facts[j], "api_calls.", 10)) continue;
-            const char *api = q->facts[j] + 10;
-            /* a <<<...>>> launch is a cudaLaunchKernel the source never spells out */
-            int named = has_identifier(s.text, api) || (!strcmp(api, "cudaLaunchKernel") && strstr(s.text, "<<<"));
-            if (!named && !recordings_call(recs, n_recs, api))
-                add(r, WB_LINT_WARNING, "api-not-in-source", l->path, q->line, "question '%s' counts %s, which neither the "
-                    "program's source nor any recording names: a typo?", q->id, api);
+            const char *key;
+            const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], &key);
+            if (!kind || !kind->in_source || kind->in_source(key, s.text) || recordings_hold(recs, n_recs, kind, key)) continue;
+            add(r, WB_LINT_WARNING, "api-not-in-source", l->path, q->line, "question '%s' counts %s, which neither the "
+                "program's source nor any recording names: a typo?", q->id, key);
         }
     }
     free(s.text);

@@ -73,8 +73,10 @@ static void seal_key(const char *lesson, const wb_question *q, const char *arch,
     free(text);
 }
 
+/* A time (within a band): not sealed into a key, since no two runs give the same value. */
 static int is_time_label(const char *label) {
-    return !strcmp(label, "gpu_us") || !strcmp(label, "wall_us") || !strcmp(label, "overlap_us");
+    const wb_fact_kind_info *kind = wb_fact_kind_of_label(label, NULL);
+    return kind && kind->value->banded;
 }
 
 /* ---- writing ------------------------------------------------------------------------------------- */

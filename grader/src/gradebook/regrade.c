@@ -123,10 +123,11 @@ static void time_text(double us, char *buf, size_t cap) {
 }
 
 static void value_text(json_t *v, const char *kind, char *buf, size_t cap) {
-    if (json_is_null(v) || !v) snprintf(buf, cap, "%s", "");
-    else if (!strcmp(kind, "time")) time_text(json_number_value(v), buf, cap);
-    else if (!strcmp(kind, "bound")) snprintf(buf, cap, "%s", json_string_value(v));
-    else snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+    const wb_fact_value_type *type = wb_fact_value_named(kind);
+    double value;
+    if (!v || json_is_null(v) || !type || type->from_json(v, &value)) snprintf(buf, cap, "%s", "");
+    else if (type->banded) time_text(value, buf, cap);
+    else type->text(value, buf, cap);
 }
 
 static int collect(json_t *lesson, const char *try, wb_regraded *out) {
@@ -269,15 +270,13 @@ static void against_key(wb_regrade_lesson *l, const wb_prediction_set *answers, 
             if (!strcmp(p->facts[j].label, x->label)) k = &p->facts[j];
         if (!k || k->predicted < 0) continue; /* the key does not answer it: stays unverified */
         wb_fact_value_text(k, x->actual, sizeof x->actual);
-        if (!strcmp(x->kind, "time")) {
+        if (wb_fact_value_of(k)->banded) {
             double want = k->value, got = strtod(x->predicted, NULL);
             x->right = fabs(got - want) <= wb_lesson_tolerance(&l->lesson, x->question) * want;
             time_text(want, x->actual, sizeof x->actual);
             if (want > 0) x->error_share = (got - want) / want;
-        } else if (!strcmp(x->kind, "bound")) {
-            x->right = wb_bound_parse(x->predicted) == k->predicted;
-        } else {
-            x->right = atol(x->predicted) == k->predicted;
+        } else { /* both written by the type's text: "5", "memory" */
+            x->right = !strcmp(x->predicted, x->actual);
         }
         x->against = WB_AGAINST_KEY;
         snprintf(x->against_text, sizeof x->against_text, "key %s", arch);

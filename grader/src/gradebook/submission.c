@@ -154,9 +154,9 @@ static int arch_ok(json_t *v) {
 }
 
 static int value_ok(json_t *v, const char *kind) {
-    if (!strcmp(kind, "count")) return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= WB_YAML_MAX_COUNT;
-    if (!strcmp(kind, "time")) return json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 60e6;
-    return json_is_string(v) && wb_bound_parse(json_string_value(v)) >= 0;
+    const wb_fact_value_type *type = wb_fact_value_named(kind);
+    double value;
+    return type && type->from_json(v, &value) == 0;
 }
 
 static int check_grading(const char *path, const char *where, json_t *g, const char *kind, wb_error *err) {

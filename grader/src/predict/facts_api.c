@@ -37,3 +37,19 @@ long wb_count_api_calls(const wb_capture *c, const wb_occurrence *o, const wb_fa
 void wb_describe_api_calls(const wb_fact *f, const char *range, char *buf, size_t cap) {
     snprintf(buf, cap, _("calls to %s made in range '%s'"), f->key, range);
 }
+
+static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* The name as a whole identifier; a <<<...>>> launch is a cudaLaunchKernel the source never spells out. */
+int wb_api_in_source(const char *key, const char *source) {
+    size_t n = strlen(key);
+    for (const char *p = source; p && (p = strstr(p, key)); p += n)
+        if ((p == source || !is_ident(p[-1])) && !is_ident(p[n])) return 1;
+    return !strcmp(key, "cudaLaunchKernel") && strstr(source, "<<<");
+}
+
+int wb_api_in_capture(const char *key, const wb_capture *c) {
+    for (size_t k = 0; k < c->n_api; k++)
+        if (c->api[k].name && !strcmp(c->api[k].name, key)) return 1;
+    return 0;
+}

@@ -15,27 +15,13 @@
 static const char *const TOP_KEYS[] = {"lesson", "predictions", NULL};
 static const char *const ITEM_FIELDS[] = {"id", "variant", "range", "rank"}; /* and a key per fact kind (fact_kinds.h) */
 
-/* A time fact above this many microseconds (a minute) is a typo, not a lesson step. */
-#define MAX_TIME_US 60e6
-
-static const char *const BOUND_NAMES[WB_BOUND_COUNT] = {"overhead", "memory", "compute"};
-
-const char *wb_bound_name(int bound) { return bound >= 0 && bound < WB_BOUND_COUNT ? BOUND_NAMES[bound] : "?"; }
-
-int wb_bound_parse(const char *s) {
-    for (int i = 0; s && i < WB_BOUND_COUNT; i++)
-        if (!strcmp(s, BOUND_NAMES[i])) return i;
-    return -1;
-}
-
-int wb_fact_is_time(wb_fact_kind kind) { return wb_fact_kind_get(kind)->value == WB_FACT_VALUE_TIME; }
+int wb_fact_is_time(wb_fact_kind kind) { return wb_fact_kind_get(kind)->value->banded; }
 
 const char *wb_fact_value_text(const wb_fact *f, char *buf, size_t cap) {
-    wb_fact_value kind = wb_fact_kind_get(f->kind)->value;
+    const wb_fact_value_type *type = wb_fact_value_of(f);
     if (f->predicted < 0) snprintf(buf, cap, "~");
-    else if (kind == WB_FACT_VALUE_TIME) snprintf(buf, cap, "%g", f->value);
-    else if (kind == WB_FACT_VALUE_BOUND) snprintf(buf, cap, "%s", wb_bound_name(f->predicted));
-    else snprintf(buf, cap, "%d", f->predicted);
+    else if (type->banded) snprintf(buf, cap, "%g", f->value);
+    else type->text(f->predicted, buf, cap);
     return buf;
 }
 
@@ -75,19 +61,7 @@ static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_k
     snprintf(what, sizeof what, "'%s' of prediction '%s'", label, p->id);
     int v;
     double us = 0;
-    wb_fact_value value_kind = wb_fact_kind_get(kind)->value;
-    if (value_kind == WB_FACT_VALUE_TIME) {
-        int open;
-        if (wb_yaml_decimal(y, value, what, 1, MAX_TIME_US, &us, &open, err)) return err->code;
-        v = open ? -1 : 0;
-    } else if (value_kind == WB_FACT_VALUE_BOUND) {
-        v = wb_yaml_is_null(value) ? -1 : wb_bound_parse(wb_yaml_scalar(value));
-        if (v < 0 && !wb_yaml_is_null(value))
-            return wb_yaml_fail(err, y, value, "%s must be overhead, memory or compute (or ~), found '%s'", what,
-                                value && value->type == YAML_SCALAR_NODE ? wb_yaml_scalar(value) : "a list or mapping");
-    } else if (wb_yaml_count(y, value, what, 1, &v, err)) {
-        return err->code;
-    }
+    if (wb_fact_kind_get(kind)->value->read(y, value, what, &v, &us, err)) return err->code;
     wb_fact *f = add_fact(p);
     if (!f) return wb_yaml_fail(err, y, value, "out of memory");
     f->kind = kind;
@@ -100,7 +74,7 @@ static int read_fact(wb_yaml *y, yaml_node_t *value, wb_prediction *p, wb_fact_k
     return 0;
 }
 
-/* A plain API name: cudaLaunchKernel, cuLaunchKernelEx, cudaMemsetAsync... */
+/* A keyed kind's map (api_calls: {cudaLaunchKernel: 2}): each key checked and readied by its row. */
 static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, const wb_fact_kind_info *info, wb_error *err) {
     wb_fact_kind kind = info->kind;
     const char *group = info->name;
@@ -112,19 +86,14 @@ static int read_keyed_facts(wb_yaml *y, yaml_node_t *map, wb_prediction *p, cons
         yaml_node_t *v = yaml_document_get_node(&y->doc, pair->value);
         const char *key = wb_yaml_scalar(k);
         if (!key || !*key) return wb_yaml_fail(err, y, k, "%s: a key is empty", what);
-        char why[256];
+        char why[512];
         if (info->check_key && info->check_key(key, why, sizeof why)) return wb_yaml_fail(err, y, k, "%s: %s", what, why);
         char label[320];
         snprintf(label, sizeof label, "%s.%s", group, key);
         if (read_fact(y, v, p, kind, key, label, err)) return err->code;
         wb_fact *f = &p->facts[p->n_facts - 1];
-        if (kind == WB_FACT_KERNELS_NAMED && strncmp(key, "re:", 3) == 0) {
-            char refused[320];
-            if (wb_regex_compile(key + 3, &y->regex_size, &f->regex, refused, sizeof refused))
-                return wb_yaml_fail(err, y, k, "%s: the regex '%.64s%s' %s", what, key + 3, strlen(key + 3) > 64 ? "..." : "",
-                                    refused);
-            f->has_regex = 1;
-        }
+        if (info->ready_key && info->ready_key(f, &y->regex_size, why, sizeof why))
+            return wb_yaml_fail(err, y, k, "%s: %s", what, why);
     }
     return 0;
 }
@@ -240,10 +209,4 @@ const wb_prediction *wb_predictions_find(const wb_prediction_set *s, const char 
     for (size_t i = 0; i < s->n; i++)
         if (!strcmp(s->items[i].id, id)) return &s->items[i];
     return NULL;
-}
-
-int wb_fact_name_matches(const wb_fact *f, const char *kernel_name) {
-    if (!kernel_name || !f->key) return 0; /* only kernels_named facts have a key */
-    if (f->has_regex) return regexec(&f->regex, kernel_name, 0, NULL, 0) == 0;
-    return strcasestr(kernel_name, f->key) != NULL;
 }

@@ -38,8 +38,9 @@ static void print_occurrences(FILE *f, const wb_graded_fact *g) {
     fputs(_("differs by occurrence:"), f);
     size_t shown = g->n_occurrences < 12 ? g->n_occurrences : 12;
     for (size_t i = 0; i < shown; i++) {
-        if (g->fact->kind == WB_FACT_BOUND) fprintf(f, "%s %s", i ? "," : "", wb_bound_name((int)g->per_occurrence[i]));
-        else fprintf(f, "%s %ld", i ? "," : "", g->per_occurrence[i]);
+        char value[64];
+        wb_fact_value_of(g->fact)->text((double)g->per_occurrence[i], value, sizeof value);
+        fprintf(f, "%s %s", i ? "," : "", value);
     }
     if (shown < g->n_occurrences) fprintf(f, _(", ... (%zu occurrences)"), g->n_occurrences);
 }
@@ -93,7 +94,7 @@ static void print_fact(FILE *f, const wb_graded_fact *x, int label_w, int width)
     if (x->is_time && x->actual >= 0)
         fprintf(m, _("  (right from %s us: within %.0f%%, median of %zu)"), wb_graded_band_text(x, band, sizeof band),
                 100 * x->tolerance, x->n_occurrences);
-    if (x->fact->kind == WB_FACT_BOUND && x->n_occurrences) {
+    if (wb_fact_value_of(x->fact)->judged && x->n_occurrences) {
         /* GPU time sums the durations of the work the range launched, which runs on after the
          * host leaves the range and may run on several streams at once: it can pass the wall */
         const char *why = x->bound.gpu_us < WB_OVERHEAD_SHARE * x->bound.wall_us ? _(": GPU under half the wall")
@@ -263,28 +264,26 @@ static json_t *doubles(const double *v, size_t n) {
     return a;
 }
 
-/* One graded fact in JSON: counts as integers, times in microseconds with their band, a bound by
- * name with the numbers its rule used. */
+/* One graded fact in JSON, each value as its type writes it (counts as integers, times in
+ * microseconds, a bound by name); times with their band, a judged fact with the numbers its rule used. */
 static json_t *fact_json(const wb_graded_fact *x) {
+    const wb_fact_value_type *type = wb_fact_value_of(x->fact);
     json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "id", x->prediction->id, "fact", x->fact->label, "variant", x->variant, "range",
                           x->prediction->range);
     json_t *per = json_array();
+    json_object_set_new(o, "predicted", type->to_json(x->is_time ? x->predicted_us : (double)x->predicted));
+    json_object_set_new(o, "actual", x->actual < 0 ? json_null() : type->to_json(x->is_time ? x->actual_us : (double)x->actual));
+    for (size_t k = 0; k < x->n_occurrences; k++)
+        json_array_append_new(per, type->to_json(x->is_time ? wb_graded_time_at(x, k) : (double)x->per_occurrence[k]));
     if (x->is_time) {
-        json_object_set_new(o, "predicted", json_real(x->predicted_us));
-        json_object_set_new(o, "actual", x->actual >= 0 ? json_real(x->actual_us) : json_null());
         json_object_set_new(o, "tolerance", json_real(x->tolerance));
         if (x->actual >= 0) {
             double from, to;
             wb_time_band(x->actual_us, x->tolerance, &from, &to);
             json_object_set_new(o, "band", json_pack("{s:f, s:f}", "from", from, "to", to));
         }
-        json_decref(per);
-        per = json_array();
-        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_real(wb_graded_time_at(x, k)));
-    } else if (x->fact->kind == WB_FACT_BOUND) {
-        json_object_set_new(o, "predicted", json_string(wb_bound_name(x->fact->predicted)));
-        json_object_set_new(o, "actual", x->actual >= 0 ? json_string(wb_bound_name((int)x->actual)) : json_null());
-        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_string(wb_bound_name((int)x->per_occurrence[k])));
+    }
+    if (type->judged) {
         const wb_bound_inputs *b = &x->bound;
         json_object_set_new(o, "rule", json_pack("{s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "overhead_share",
                                                  WB_OVERHEAD_SHARE, "gpu_us", doubles(x->gpu_us, x->n_occurrences), "wall_us",
@@ -293,10 +292,6 @@ static json_t *fact_json(const wb_graded_fact *x) {
                                                  "matrix_flops_per_s", b->matrix_flops_per_s, "copy_bytes_per_s",
                                                  b->copy_bytes_per_s, "compute_floor_us", b->compute_us, "memory_floor_us",
                                                  b->memory_us));
-    } else {
-        json_object_set_new(o, "predicted", json_integer(x->predicted));
-        json_object_set_new(o, "actual", x->actual >= 0 ? json_integer(x->actual) : json_null());
-        for (size_t k = 0; k < x->n_occurrences; k++) json_array_append_new(per, json_integer(x->per_occurrence[k]));
     }
     json_object_set_new(o, "per_occurrence", per);
     json_object_set_new(o, "right", json_boolean(x->right));
