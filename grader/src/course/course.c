@@ -63,7 +63,7 @@ int wb_course_load(const char *root, wb_course *out, wb_error *err) {
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n) qsort(names, n, sizeof *names, cmp_str); /* qsort wants a valid pointer even for 0 */
     out->names = names;
     out->n = n;
     out->dirs = calloc(n + 1, sizeof *out->dirs);
