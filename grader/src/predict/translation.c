@@ -58,8 +58,8 @@ int wb_translation_load(const char *path, wb_translation_kind kind, wb_translati
     memset(t, 0, sizeof *t);
     wb_yaml y;
     int rc = wb_yaml_load(path, "translation", &y, err);
-    if (rc) return rc;
     t->path = strdup(path);
+    if (rc) goto out;
     yaml_node_t *root = wb_yaml_root(&y);
     const char *list_key = kind == WB_TRANSLATION_LESSON ? "questions" : "explanations";
     if ((rc = wb_yaml_expect_mapping(&y, root, "the translation", kind == WB_TRANSLATION_LESSON ? LESSON_KEYS : KEY_KEYS, err)))
