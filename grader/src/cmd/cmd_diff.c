@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char DIFF_USAGE[] =
+const char DIFF_USAGE[] = N_(
     "usage: grader diff A B [--format text|json] [--reveal]\n"
     "\n"
     "Compares two captures: what changed in the profiled window and in each NVTX range (matched by\n"
@@ -32,7 +32,7 @@ const char DIFF_USAGE[] =
     "Times (GPU time of kernels, wall time) are shown as measured, one run each; they vary between\n"
     "runs, so the verdict and exit code never depend on them.\n"
     "\n"
-    "exit: 0 the same launches, 1 they differ, 2 bad usage or input\n";
+    "exit: 0 the same launches, 1 they differ, 2 bad usage or input\n");
 
 static json_t *side_json(const wb_diff_side *s, const wb_run *run) {
     char desc[512];
@@ -55,8 +55,8 @@ int cmd_diff(int argc, char **argv) {
         {"--format", WB_CLI_FORMAT, .text = &format},
     };
     wb_cli_spec s = {.command = "diff", .usage = DIFF_USAGE, .options = options, .n_options = 2, .operands = spec, .n_operands = &n_specs,
-                     .max_operands = 2, .min_operands = 2, .missing = "give two captures to compare",
-                     .too_many = "two captures at a time (also got %s)", .dash_operands = 1};
+                     .max_operands = 2, .min_operands = 2, .missing = N_("give two captures to compare"),
+                     .too_many = N_("two captures at a time (also got %s)"), .dash_operands = 1};
     int parsed = wb_cli_parse(&s, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     int json = !strcmp(format, "json");

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char EXPLAIN_USAGE[] =
+const char EXPLAIN_USAGE[] = N_(
     "usage: grader explain NAME... [--format text|json]\n"
     "       grader explain --trace FILE[:VARIANT] [--format text|json] [--reveal]\n"
     "\n"
@@ -33,7 +33,7 @@ const char EXPLAIN_USAGE[] =
     "                          (recorded in your progress); otherwise only after you confirm on a\n"
     "                          terminal, and never elsewhere\n"
     "\n"
-    "exit: 0 explained, 2 bad usage or input\n";
+    "exit: 0 explained, 2 bad usage or input\n");
 
 /* The project's own kernels: where they are defined, when the checkout can be found. */
 static int source_of(const wb_kernel_explanation *e, char *where, size_t cap) {
@@ -113,14 +113,14 @@ int cmd_explain(int argc, char **argv) {
     const wb_cli_option options[] = {
         {"--reveal", WB_CLI_FLAG, .flag = &reveal},
         {"--format", WB_CLI_FORMAT, .text = &format},
-        {"--trace", WB_CLI_TEXT, .text = &trace, .bad = "--trace needs a file"},
+        {"--trace", WB_CLI_TEXT, .text = &trace, .bad = N_("--trace needs a file")},
     };
     wb_cli_spec spec = {.command = "explain", .usage = EXPLAIN_USAGE, .options = options, .n_options = 3, .operands = names,
                         .n_operands = &n, .max_operands = (size_t)argc, .dash_operands = 1};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return free(names), parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
-    if (!n && !trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give a kernel name (or --trace FILE)");
-    if (n && trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give kernel names or --trace, not both");
+    if (!n && !trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "%s", _("give a kernel name (or --trace FILE)"));
+    if (n && trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "%s", _("give kernel names or --trace, not both"));
     int json = !strcmp(format, "json");
     json_t *out = json_array();
     int rc = WB_EXIT_OK;

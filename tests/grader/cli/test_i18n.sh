@@ -49,6 +49,39 @@ out=$(LANG=ja_JP.UTF-8 "$GRADER" --lang en --help); contains "$out" "usage: grad
 out=$(LANG=ja_JP.UTF-8 "$GRADER" check --lang=ja --help); contains "$out" "使い方: grader check" "--lang after the command"
 "$GRADER" --lang fr --help >/dev/null 2>&1; expect_rc 2 $? "--lang fr"
 
+# --- the learner commands' --help, in Japanese within 80 display columns, English as it was -------
+fits80() { # FILE WHAT: every line of FILE within 80 display columns (east_asian_width)
+    python3 - "$1" <<'PY' || fail "$2 passes 80 display columns (above)"
+import sys, unicodedata
+def width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+# a path is one unbreakable word: a line that is only a path (and its indent) may pass
+bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
+for l in bad: print("%d columns: %s" % (width(l), l))
+sys.exit(1 if bad else 0)
+PY
+}
+for cmd in "reset:使い方: grader reset LESSON" "submit:講師に渡す提出ファイル" "diff:2 つのキャプチャを比べ" \
+           "explain:カーネル名を読み解きます" "check:使い方: grader check" "list:使い方: grader list" \
+           "hint:使い方: grader hint"; do
+    name=${cmd%%:*}
+    LANG=ja_JP.UTF-8 "$GRADER" "$name" --help >"$T/help-ja.txt" 2>&1; expect_rc 0 $? "grader $name --help in Japanese"
+    contains "$(cat "$T/help-ja.txt")" "${cmd#*:}" "grader $name --help in Japanese"
+    lacks "$(cat "$T/help-ja.txt")" "usage:" "grader $name --help in Japanese"
+    fits80 "$T/help-ja.txt" "grader $name --help in Japanese"
+    out=$(LANG=C.UTF-8 "$GRADER" "$name" --help); contains "$out" "usage: grader $name" "grader $name --help in English"
+done
+out=$(LANG=ja_JP.UTF-8 "$GRADER" diff lessons/00_probe 2>&1); expect_rc 2 $? "diff with one capture"
+contains "$out" "比べるキャプチャを 2 つ指定してください" "diff's usage error in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" explain 2>&1); contains "$out" "カーネル名を指定してください" "explain's usage error in Japanese"
+
+# --- "predicted": a lesson's state (予測済み) apart from the report's heading (予測) ---------------------
+cp "$T/right.yaml" "$L/predictions.yaml"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" list); contains "$out" "予測済み" "grader list: the state predicted"
+out=$(LANG=C.UTF-8 "$GRADER" list); contains "$out" "predicted" "grader list: the state in English"
+rm "$L/predictions.yaml"
+
 # --- English unchanged, Japanese within 80 display columns ---------------------------------------------
 run_check() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/right.yaml" --replay; }
 run_check env LANG=C >"$T/en-c.txt" 2>&1; expect_rc 0 $? "check in English"
@@ -61,17 +94,9 @@ contains "$out" "スコア: 8 個の事実のうち 8 個が正解" "Japanese sc
 contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the Japanese explanation"
 contains "$out" "解説: A memset is a GPU operation of its own, not a kernel." "a stale translation: the English explanation"
 contains "$out" "解説: cuBLAS runs one nvjet kernel." "no translation: the English explanation"
+grep -qE '^  正解 +kernels +予測 ' "$T/ja.txt" || fail "the report's heading 'predicted' is 予測: $(grep -m1 kernels "$T/ja.txt")"
 lacks "$out" "古い訳" "a stale translation"
-python3 - "$T/ja.txt" <<'PY' || fail "the Japanese report passes 80 display columns (above)"
-import sys, unicodedata
-def width(line):
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-# a path is one unbreakable word: a line that is only a path (and its indent) may pass
-bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
-for l in bad: print("%d columns: %s" % (width(l), l))
-sys.exit(1 if bad else 0)
-PY
+fits80 "$T/ja.txt" "the Japanese report"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json --lang ja >"$T/ja.json" 2>/dev/null
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json >"$T/en.json" 2>/dev/null
 python3 - "$T/en.json" "$T/ja.json" <<'PY' || fail "--format json: keys or values other than text change with the language"
