@@ -87,7 +87,7 @@ int cmd_diff(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
         wb_capture_diff d;
         if (wb_diff_captures(&ra[i]->capture, &rb[i]->capture, &d)) {
-            fprintf(stderr, "grader diff: out of memory\n");
+            fprintf(stderr, "grader diff: %s\n", _("out of memory"));
             rc = WB_EXIT_INPUT;
             break;
         }
@@ -96,10 +96,17 @@ int cmd_diff(int argc, char **argv) {
             json_array_append_new(comparisons, json_pack("{s:o, s:o, s:o}", "a", side_json(&a, ra[i]), "b", side_json(&b, rb[i]),
                                                          "diff", wb_capture_diff_json(&d)));
         } else {
-            printf("%s%sA: %s, variant %s%s\n", i ? "\n" : "", wb_bold(stdout), a.path, ra[i]->variant, wb_reset(stdout));
-            printf("   %s\n", wb_capture_describe(&ra[i]->capture, desc, sizeof desc));
-            printf("%sB: %s, variant %s%s\n", wb_bold(stdout), b.path, rb[i]->variant, wb_reset(stdout));
-            printf("   %s\n\n", wb_capture_describe(&rb[i]->capture, desc, sizeof desc));
+            /* each side on one line (its path is one word), its GPU wrapped at the terminal's width
+             * (the Japanese words are wider) */
+            printf("%s%s", i ? "\n" : "", wb_bold(stdout));
+            printf(_("A: %s, variant %s"), a.path, ra[i]->variant);
+            printf("%s\n   ", wb_reset(stdout));
+            wb_wrap(stdout, wb_capture_describe(&ra[i]->capture, desc, sizeof desc), 3, 3, wb_term_width(stdout));
+            printf("%s", wb_bold(stdout));
+            printf(_("B: %s, variant %s"), b.path, rb[i]->variant);
+            printf("%s\n   ", wb_reset(stdout));
+            wb_wrap(stdout, wb_capture_describe(&rb[i]->capture, desc, sizeof desc), 3, 3, wb_term_width(stdout));
+            fputc('\n', stdout);
             wb_capture_diff_print(stdout, &d, a.spec, b.spec);
         }
         wb_capture_diff_free(&d);
@@ -110,8 +117,8 @@ int cmd_diff(int argc, char **argv) {
                                         names_json(only_a), "only_in_b", names_json(only_b)));
             comparisons = NULL;
         } else {
-            for (size_t i = 0; only_a[i]; i++) printf("\nVariant %s is only in A (%s)\n", only_a[i], a.path);
-            for (size_t i = 0; only_b[i]; i++) printf("\nVariant %s is only in B (%s)\n", only_b[i], b.path);
+            for (size_t i = 0; only_a[i]; i++) printf(_("\nVariant %s is only in A (%s)\n"), only_a[i], a.path);
+            for (size_t i = 0; only_b[i]; i++) printf(_("\nVariant %s is only in B (%s)\n"), only_b[i], b.path);
         }
         rc = differs ? WB_EXIT_WRONG : WB_EXIT_OK;
     }

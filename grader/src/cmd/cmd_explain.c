@@ -50,13 +50,17 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
     char where[4400];
     int found = source_of(e, where, sizeof where) == 0;
     if (found) {
-        snprintf(e->family, sizeof e->family, "compiled from source");
-        snprintf(e->summary, sizeof e->summary, "a kernel compiled from this course's own source (defined where 'source:' "
-                 "says). Its name is its __global__ function's name.");
+        snprintf(e->family, sizeof e->family, "%s", N_("compiled from source"));
+        snprintf(e->summary, sizeof e->summary, "%s", N_("a kernel compiled from this course's own source (defined where 'source:' "
+                                                        "says). Its name is its __global__ function's name."));
     } else if (!strcmp(e->family, "plain kernel name")) {
-        snprintf(e->summary + strlen(e->summary), sizeof e->summary - strlen(e->summary),
-                 " It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
-                 "the grader does not know (docs/kernel-names.md).");
+        /* the summary in the learner's language, then this sentence (printing translates a summary
+         * the catalog has; this one it has not, as a whole) */
+        char summary[sizeof e->summary];
+        snprintf(summary, sizeof summary, "%s %s", _(e->summary),
+                 _("It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
+                   "the grader does not know (docs/kernel-names.md)."));
+        snprintf(e->summary, sizeof e->summary, "%s", summary);
     }
     if (json) {
         json_t *o = wb_kernel_explanation_json(e);
@@ -71,12 +75,16 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
         json_array_append_new(out, o);
     } else {
         wb_kernel_explanation_print(stdout, e);
-        if (found) printf("  source: %s\n", where);
+        if (found) {
+            fputs("  ", stdout);
+            wb_pad(stdout, _("source:"), 8);
+            printf("%s\n", where);
+        }
         if (k) {
             char line[512], cluster[64] = "";
-            if (k->cluster[0] > 0) snprintf(cluster, sizeof cluster, ", cluster (%d,%d,%d)", k->cluster[0], k->cluster[1], k->cluster[2]);
-            snprintf(line, sizeof line, "launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)%s, %d registers/thread, "
-                     "%d B static + %d B dynamic shared memory", launches, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+            if (k->cluster[0] > 0) snprintf(cluster, sizeof cluster, _(", cluster (%d,%d,%d)"), k->cluster[0], k->cluster[1], k->cluster[2]);
+            snprintf(line, sizeof line, _("launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)%s, %d registers/thread, "
+                     "%d B static + %d B dynamic shared memory"), launches, k->grid[0], k->grid[1], k->grid[2], k->block[0],
                      k->block[1], k->block[2], cluster, k->registers_per_thread, k->static_shared, k->dynamic_shared);
             fputs("  ", stdout);
             wb_wrap(stdout, line, 2, 10, wb_term_width(stdout));
@@ -89,7 +97,7 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
 /* Every distinct kernel name of a run, in order of first launch, with its first launch. */
 static void explain_run(const wb_run *run, int json, json_t *out) {
     const wb_capture *c = &run->capture;
-    if (!json) printf("== variant %s (%s, %s): %zu kernel launches captured\n\n", run->variant, c->gpu, c->arch, c->n_kernels);
+    if (!json) printf(_("== variant %s (%s, %s): %zu kernel launches captured\n\n"), run->variant, c->gpu, c->arch, c->n_kernels);
     for (size_t i = 0; i < c->n_kernels; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(c->kernels[j].name, c->kernels[i].name);

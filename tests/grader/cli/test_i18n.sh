@@ -82,6 +82,26 @@ out=$(LANG=ja_JP.UTF-8 "$GRADER" list); contains "$out" "予測済み" "grader l
 out=$(LANG=C.UTF-8 "$GRADER" list); contains "$out" "predicted" "grader list: the state in English"
 rm "$L/predictions.yaml"
 
+# --- a malformed predictions file: the reader's messages in Japanese, file:line:col as in English -----
+# Japanese wraps between characters, where no space stands: looked for with all spaces removed
+contains_ja() { grep -qF -- "$(tr -d ' \n' <<<"$2")" <<<"$(tr -d ' \n' <<<"$1")" || fail "$3: output lacks '$2'"; }
+printf 'lesson: 00_probe\npredictions:\n  - id: two-kernels\n    range: two_kernels\n    kernels: "2"\n' >"$T/bad.yaml"
+check_bad() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/bad.yaml" --replay 2>&1; }
+out=$(check_bad env LANG=ja_JP.UTF-8); expect_rc 2 $? "a malformed predictions file in Japanese"
+contains_ja "$out" "$T/bad.yaml:5:14: 予測 'two-kernels' の 'kernels' は整数か ~ にしてください (引用符付きの文字列 \"2\" と書かれています): 引用符を外してください" "a quoted count, in Japanese"
+printf '%s\n' "$out" >"$T/bad-ja.txt"; fits80 "$T/bad-ja.txt" "the Japanese reader error"
+out=$(check_bad env LANG=C.UTF-8); expect_rc 2 $? "a malformed predictions file in English"
+contains "$out" "$T/bad.yaml:5:14: 'kernels' of prediction 'two-kernels' must be a whole number or ~, found the quoted string \"2\"; remove the quotes" "a quoted count, in English as before"
+sed -i 's/kernels: "2"/kernel: 2/' "$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "$T/bad.yaml:5:5: 'predictions' の 1 番目の項目: 知らないキー 'kernel' です (使えるのは id, variant, range, rank," "an unknown key, in Japanese"
+printf 'lesson: 00_probe\npredictions: [\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "予測ファイルの YAML 構文エラー: " "a YAML syntax error, in Japanese"
+out=$(check_bad env LANG=C.UTF-8); contains "$out" "YAML syntax error in the predictions file: " "a YAML syntax error, in English"
+printf '# nothing yet\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "$T/bad.yaml: 予測ファイルが空です。YAML を書いてください" "an empty predictions file, in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check "$L" --predictions "$T/none.yaml" --replay 2>&1)
+contains_ja "$out" "$T/none.yaml: この予測ファイルはありません。パスを確かめてください。またはレッスンのテンプレートを predictions.yaml にコピーしてください" "a missing predictions file, in Japanese"
+
 # --- English unchanged, Japanese within 80 display columns ---------------------------------------------
 run_check() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/right.yaml" --replay; }
 run_check env LANG=C >"$T/en-c.txt" 2>&1; expect_rc 0 $? "check in English"
@@ -169,4 +189,33 @@ contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the s
 contains "$out" "解説: cuBLAS runs one nvjet kernel." "the release: English where no translation"
 out=$(cd "$WORK/rel" && WB_ROOT=$WORK/rel WB_STATE_DIR=$WORK/rel/.workbench2 "$GRADER" check lessons/00_probe --predictions "$T/right.yaml" --replay 2>&1)
 contains "$out" "Why: Two launches, two kernels." "the release in English"
+
+# --- grader diff and grader explain in Japanese, within 80 display columns; English as it was ----------
+REC=tests/grader/probe/lessons/00_probe/traces/sm_90.json # relative: a long path is one unbreakable word
+(cd "$SRC" && COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" diff "$REC:eager" "$REC:graph" --reveal) >"$T/diff-ja.txt" 2>&1
+expect_rc 1 $? "grader diff in Japanese: the same exit code"
+out=$(cat "$T/diff-ja.txt")
+contains "$out" "プロファイル区間全体" "grader diff's table in Japanese"
+contains_ja "$out" "2 つのキャプチャは異なる仕事を起動しています。" "grader diff's verdict in Japanese"
+contains_ja "$out" "A: $REC、バリアント eager" "grader diff's sides in Japanese"
+fits80 "$T/diff-ja.txt" "grader diff in Japanese"
+out=$(COLUMNS=80 LANG=C.UTF-8 "$GRADER" diff "$PROBE_REC:eager" "$PROBE_REC:graph" --reveal 2>&1)
+grep -qE '^Whole profiled window {26}A {12}B  change$' <<<"$out" || fail "grader diff's table heading in English: $(head -5 <<<"$out")"
+contains "$out" "The captures launch different work." "grader diff's verdict in English"
+NVJET=nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" explain $NVJET my_own_kernel >"$T/explain-ja.txt" 2>&1; expect_rc 0 $? "grader explain in Japanese"
+out=$(cat "$T/explain-ja.txt")
+contains "$out" "系統:   cuBLAS nvjet" "grader explain's family label in Japanese"
+contains_ja "$out" "NVIDIA は名前を文書化していません。" "the family's summary in Japanese"
+contains "$out" "[証拠 (文書化なし)]" "a field's basis in Japanese"
+contains_ja "$out" "素の __global__ 関数名" "a plain kernel name's summary in Japanese"
+fits80 "$T/explain-ja.txt" "grader explain in Japanese"
+out=$(COLUMNS=80 LANG=C.UTF-8 "$GRADER" explain $NVJET)
+contains "$out" "  family: cuBLAS nvjet" "grader explain in English"
+contains "$out" "  GEMM:   yes" "grader explain's GEMM line in English"
+(cd "$SRC" && COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" explain --trace "$REC:eager" --reveal) >"$T/explain-trace-ja.txt" 2>&1
+expect_rc 0 $? "grader explain --trace in Japanese"
+contains "$(cat "$T/explain-trace-ja.txt")" "== バリアント eager" "explain --trace's heading in Japanese"
+contains_ja "$(cat "$T/explain-trace-ja.txt")" "起動: プロファイル区間で" "explain --trace's launch line in Japanese"
+fits80 "$T/explain-trace-ja.txt" "grader explain --trace in Japanese"
 finish
