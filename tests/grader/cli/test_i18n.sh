@@ -118,6 +118,12 @@ grep -qE '^  正解 +kernels +予測 ' "$T/ja.txt" || fail "the report's heading
 lacks "$out" "古い訳" "a stale translation"
 fits80 "$T/ja.txt" "the Japanese report"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json --lang ja >"$T/ja.json" 2>/dev/null
+# the timeline page's hover texts (SVG <title>) in Japanese
+html=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timeline_file"])' "$T/ja.json")
+for tip in "が wb_probe_scale(float*, int, float) を起動" "(ランタイム API)" "&#181;s、開始 " "起動元 cudaLaunchKernel" "<title>レンジ "; do
+    grep -qF -- "$tip" "$html" || fail "the timeline page lacks the Japanese hover text '$tip'"
+done
+grep -qF -- " launched " "$html" && fail "the Japanese timeline page has an English hover text: $(grep -oF -m1 -- ' launched ' "$html")"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json >"$T/en.json" 2>/dev/null
 python3 - "$T/en.json" "$T/ja.json" <<'PY' || fail "--format json: keys or values other than text change with the language"
 import json, sys
