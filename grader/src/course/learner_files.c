@@ -1,6 +1,8 @@
 /* learner_files.c: see learner_files.h. */
 #define _GNU_SOURCE
 #include "learner_files.h"
+#include "lesson.h"
+#include "template.h"
 #include "wb_base.h"
 
 #include <errno.h>
@@ -69,6 +71,24 @@ static int write_whole(const char *path, const char *data, size_t n, int exclusi
     return 0;
 }
 
+/* The learner's copy of the template text: the same bytes, except that a template which is the
+ * grader's own rendering (wb_predictions_template) gets its comments in the learner's language.
+ * Takes text (malloc'd) and returns it or its replacement; *n follows. */
+static char *learner_copy(const char *lesson_dir, char *text, size_t *n) {
+    if (!wb_i18n_is_ja()) return text;
+    wb_lesson l;
+    wb_error ignored = {0};
+    if (wb_lesson_load(lesson_dir, &l, &ignored)) return text;
+    char *english = wb_predictions_template(&l), *localized = NULL;
+    if (english && strlen(english) == *n && !memcmp(english, text, *n)) localized = wb_predictions_template_localized(&l);
+    free(english);
+    wb_lesson_free(&l);
+    if (!localized) return text;
+    free(text);
+    *n = strlen(localized);
+    return localized;
+}
+
 int wb_learner_predictions(const char *lesson_dir, char *buf, size_t cap, int *created, wb_error *err) {
     *created = 0;
     wb_learner_predictions_path(lesson_dir, buf, cap);
@@ -76,6 +96,7 @@ int wb_learner_predictions(const char *lesson_dir, char *buf, size_t cap, int *c
     size_t n = 0;
     char *text = read_template(lesson_dir, &n, err);
     if (!text) return err->code;
+    text = learner_copy(lesson_dir, text, &n);
     int rc = write_whole(buf, text, n, 1, err);
     free(text);
     if (!rc) *created = 1;
@@ -95,6 +116,10 @@ int wb_is_untouched_template(const char *path) {
     int same = wb_file_exists(template_path) && !wb_read_file(path, N_("predictions file"), TEMPLATE_MAX, &a, &na, &ignored) &&
                !wb_read_file(template_path, N_("predictions template"), TEMPLATE_MAX, &b, &nb, &ignored) && na == nb &&
                !memcmp(a, b, na);
+    if (!same && a && b) { /* or the copy in the learner's language */
+        b = learner_copy(dir, b, &nb);
+        same = na == nb && !memcmp(a, b, na);
+    }
     free(a);
     free(b);
     return same;
@@ -116,6 +141,7 @@ int wb_learner_reset(const char *lesson_dir, char *backup, size_t backup_cap, wb
     size_t n = 0;
     char *text = read_template(lesson_dir, &n, err); /* first: without a template, change nothing */
     if (!text) return err->code;
+    text = learner_copy(lesson_dir, text, &n);
     int rc = 0;
     if (wb_file_exists(path) && !wb_is_untouched_template(path)) {
         /* link, not rename: a backup that appeared meanwhile is never replaced, and the learner's

@@ -99,24 +99,37 @@ static int seen_before(char *const *facts, size_t i) {
     return 0;
 }
 
-const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) {
+/* The note in English (the template's words) or in the learner's language. */
+static const char *tolerance_note(const wb_question *q, int localized, char *buf, size_t cap) {
     int asks_time = 0;
     for (size_t j = 0; j < q->n_facts && !asks_time; j++) {
         const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], NULL);
         asks_time = kind && kind->value->banded;
     }
-    if (asks_time) snprintf(buf, cap, "Times are right within %g%% of the measured value (the median occurrence).", 100 * q->tolerance);
+    const char *english = N_("Times are right within %g%% of the measured value (the median occurrence).");
+    if (asks_time) snprintf(buf, cap, localized ? _(english) : english, 100 * q->tolerance);
     else if (cap) buf[0] = '\0';
     return buf;
 }
 
-char *wb_predictions_template(const wb_lesson *l) {
+const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) { return tolerance_note(q, 0, buf, cap); }
+
+/* localized: the comments in the learner's language (the learner's copy), else in English (the
+ * committed template); the YAML itself is the same. */
+static char *render_template(const wb_lesson *l, int localized) {
     buffer b = {0};
     char q[1024];
-    put(&b, "# Predictions for lesson %s: %s\n", l->lesson, l->title);
-    put(&b, "# Your copy is predictions.yaml (grader check makes it from %s; git ignores it).\n", WB_TEMPLATE_FILE);
-    put(&b, "# Replace every ~ there with a whole number (your prediction), then run: grader check lessons/%s\n", l->lesson);
-    put(&b, "# Stuck? grader hint %s shows the lesson's hints, one at a time.\n", l->lesson);
+    const char *heading[] = {
+        N_("# Predictions for lesson %s: %s\n"),
+        N_("# Your copy is predictions.yaml (grader check makes it from %s; git ignores it).\n"),
+        N_("# Replace every ~ there with a whole number (your prediction), then run: grader check lessons/%s\n"),
+        N_("# Stuck? grader hint %s shows the lesson's hints, one at a time.\n"),
+    };
+    for (size_t i = 0; i < 4 && localized; i++) heading[i] = _(heading[i]);
+    put(&b, heading[0], l->lesson, localized ? wb_lesson_title_text(l) : l->title);
+    put(&b, heading[1], WB_TEMPLATE_FILE);
+    put(&b, heading[2], l->lesson);
+    put(&b, heading[3], l->lesson);
     put(&b, "lesson: %s\n", wb_yaml_quote(l->lesson, q, sizeof q));
     put(&b, "predictions:\n");
     size_t n_kinds;
@@ -124,9 +137,9 @@ char *wb_predictions_template(const wb_lesson *l) {
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *x = &l->questions[i];
         put(&b, "%s", i ? "\n" : "");
-        put_comment(&b, "  ", "Q: ", x->ask);
-        char note[160];
-        if (wb_question_tolerance_note(x, note, sizeof note)[0]) put_comment(&b, "  ", "   ", note);
+        put_comment(&b, "  ", "Q: ", localized ? wb_question_ask(l, x) : x->ask);
+        char note[240];
+        if (tolerance_note(x, localized, note, sizeof note)[0]) put_comment(&b, "  ", "   ", note);
         put(&b, "  - id: %s\n", wb_yaml_quote(x->id, q, sizeof q));
         if (x->variant) put(&b, "    variant: %s\n", wb_yaml_quote(x->variant, q, sizeof q));
         put(&b, "    range: %s\n", wb_yaml_quote(x->range, q, sizeof q));
@@ -152,6 +165,9 @@ char *wb_predictions_template(const wb_lesson *l) {
     }
     return b.text;
 }
+
+char *wb_predictions_template(const wb_lesson *l) { return render_template(l, 0); }
+char *wb_predictions_template_localized(const wb_lesson *l) { return render_template(l, 1); }
 
 /* ---- comparison -------------------------------------------------------------------------- */
 

@@ -22,6 +22,9 @@ const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t c
 
 /* The template's text (malloc'd), or NULL when out of memory. */
 char *wb_predictions_template(const wb_lesson *l);
+/* The same YAML with its comments (the header, each question, its note) in the learner's
+ * language: the learner's copy of a template that is wb_predictions_template's own text. */
+char *wb_predictions_template_localized(const wb_lesson *l);
 
 typedef struct {
     int line;           /* in the predictions file, or 0 */

@@ -224,4 +224,19 @@ expect_rc 0 $? "grader explain --trace in Japanese"
 contains "$(cat "$T/explain-trace-ja.txt")" "== バリアント eager" "explain --trace's heading in Japanese"
 contains_ja "$(cat "$T/explain-trace-ja.txt")" "起動: プロファイル区間で" "explain --trace's launch line in Japanese"
 fits80 "$T/explain-trace-ja.txt" "grader explain --trace in Japanese"
+
+# --- the learner's copy of the template: its comments in Japanese, the YAML the same -----------------
+rm -f "$L/predictions.yaml"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" reset 00_probe 2>&1); expect_rc 0 $? "grader reset in Japanese"
+lacks "$out" "predictions.yaml.bak" "a fresh copy needs no backup"
+copy=$(cat "$L/predictions.yaml")
+contains "$copy" "# レッスン 00_probe の予測: プローブ: トレースが分かっているプログラム" "the copy's heading in Japanese"
+contains "$copy" "  # Q: 2 回の起動で、カーネルはいくつ実行されますか？" "the copy's question in Japanese"
+diff <(grep -v '^ *#' "$L/predictions.yaml") <(grep -v '^ *#' "$L/predictions.template.yaml") >/dev/null ||
+    fail "the Japanese copy's YAML differs from the template's"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" reset 00_probe 2>&1)
+lacks "$out" "predictions.yaml.bak" "the untouched Japanese copy is not backed up"
+# in English the Japanese copy is not recognised as untouched: it is kept as a backup, never lost
+LANG=C.UTF-8 "$GRADER" reset 00_probe >/dev/null 2>&1; expect_rc 0 $? "grader reset in English after a Japanese copy"
+cmp -s "$L/predictions.yaml" "$L/predictions.template.yaml" || fail "in English the copy is the template byte for byte"
 finish
