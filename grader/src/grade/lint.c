@@ -105,10 +105,7 @@ void wb_lint_report_print(FILE *f, const wb_lint_report *r) {
         if (x->line > 0) snprintf(place, sizeof place, "%s:%d: ", x->path, x->line);
         else snprintf(place, sizeof place, "%s: ", x->path);
         snprintf(line, sizeof line, "%s%s: %s [%s]", place, severity_text(x->severity), x->message, x->check);
-        /* English keeps one issue a line, as compilers do (logs and scripts grep them); Japanese,
-         * with no spaces to break at, is wrapped to the terminal instead */
-        if (wb_i18n_is_ja()) wb_wrap(f, line, 0, 4, wb_term_width(f));
-        else fprintf(f, "%s\n", line);
+        wb_cli_print_line(f, line, 0, 4); /* one issue a line in English, as compilers print them */
     }
 }
 

@@ -150,7 +150,7 @@ for l in bad: print("%d columns: %s" % (width(l), l))
 sys.exit(1 if bad else 0)
 PY
 }
-for cmd in verify record lint; do
+for cmd in verify record lint release new template; do
     out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" $cmd --help); expect_rc 0 $? "$cmd --help in Japanese"
     contains_ja "$out" "使い方: grader $cmd" "$cmd --help in Japanese"
     printf '%s\n' "$out" >"$T/help.txt"; within_80 "$T/help.txt" "$cmd --help in Japanese"
@@ -217,6 +217,31 @@ contains_ja "$out" "00_probe: エラー 1 個、警告" "lint's summary with an 
 out=$(LANG=C.UTF-8 "$GRADER" lint "$L" 2>&1)
 contains "$out" "error: the explanation of 'gemm' still says TODO [explanation-todo]" "lint's error in English"
 cp "$T/key.keep" "$K"
+
+# new, template and release: what they wrote and their refusals, in Japanese
+out=$(cd "$WORK" && LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" new attention --title "attention" 2>&1); expect_rc 0 $? "new in Japanese"
+contains_ja "$out" "レッスン 02_attention を" "new's heading in Japanese"
+contains_ja "$out" "lessons/02_attention/main.cu プログラムの骨組み: 計算を置き換え、構造は残す" "new's list of files in Japanese"
+contains_ja "$out" "grader lint lessons/02_attention で問題がなくなるまで直します" "new's next steps in Japanese"
+printf '%s\n' "$out" >"$T/new.txt"; within_80 "$T/new.txt" "new in Japanese"
+rm -rf "$WORK/lessons/02_attention" "$WORK/expectations/02_attention.yaml"
+out=$(cd "$WORK" && LANG=ja_JP.UTF-8 "$GRADER" new probe 2>&1); expect_rc 2 $? "new of a lesson that exists, in Japanese"
+contains_ja "$out" "lessons/00_probe があります: その名前のレッスンがあります。別の名前にしてください。何も変更していません" \
+    "new's refusal in Japanese"
+out=$(cd "$WORK" && LANG=C.UTF-8 "$GRADER" new probe 2>&1)
+contains "$out" "lessons/00_probe exists: a lesson by that name exists, pick another name; nothing was changed" "new's refusal in English"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" template 00_probe --write 2>&1); expect_rc 2 $? "template --write over a template, in Japanese"
+contains_ja "$out" "すでにあります。先に削除するか、--write を付けずにテンプレートを表示してください" "template's refusal in Japanese"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" release "$WORK/rel-ja" 2>&1); expect_rc 0 $? "release in Japanese"
+contains_ja "$out" "にリリースしました: ファイル" "release's summary in Japanese"
+contains_ja "$out" "封印した解答キー 1 個" "release's sealed keys in Japanese"
+contains_ja "$out" "学習者はそのコピーの scripts/start.sh から始めます (docs/releasing.md)。" "release's next step in Japanese"
+printf '%s\n' "$out" >"$T/release.txt"; within_80 "$T/release.txt" "release in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1); expect_rc 2 $? "release into a folder that is not empty, in Japanese"
+contains_ja "$out" "空ではありません。新しいフォルダか空のフォルダを指定してください (何も上書きしません)" "release's refusal in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1)
+contains "$out" "not empty; give a new or empty folder (nothing is ever overwritten)" "release's refusal in English"
+rm -rf "$WORK/rel-ja"
 
 # --- a release seals the Japanese explanations, which open after grading -----------------------------
 "$GRADER" release "$WORK/rel" >/dev/null 2>&1; expect_rc 0 $? "grader release"
