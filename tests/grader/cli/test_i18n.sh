@@ -150,7 +150,7 @@ for l in bad: print("%d columns: %s" % (width(l), l))
 sys.exit(1 if bad else 0)
 PY
 }
-for cmd in verify record lint release new template; do
+for cmd in verify record lint release new template gradebook; do
     out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" $cmd --help); expect_rc 0 $? "$cmd --help in Japanese"
     contains_ja "$out" "使い方: grader $cmd" "$cmd --help in Japanese"
     printf '%s\n' "$out" >"$T/help.txt"; within_80 "$T/help.txt" "$cmd --help in Japanese"
