@@ -1,5 +1,6 @@
 /*
- * wb_bf16.h: bf16 values on the host, header-only plain C (usable from .c tests and .cu lessons).
+ * wb_bf16.h: bf16 values on the host, plain C (usable from .c tests and .cu lessons): one value
+ * inline here, whole arrays in wb_bf16.c (wb_common), on every core when they are large.
  *
  * bf16 is the top half of an IEEE float: the same 8 exponent bits, 7 stored mantissa bits, so
  * rounding to bf16 moves a value by at most 2^-8 of itself (0.4%), by about 0.17% on average
@@ -38,13 +39,16 @@ static inline float wb_bf16_to_float(uint16_t h) {
 /* f rounded to the nearest bf16, returned as a float. */
 static inline float wb_bf16_round(float f) { return wb_bf16_to_float(wb_bf16_from_float(f)); }
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* bits[i] = bf16(x[i]), and x[i] is replaced by that rounded value. */
-static inline void wb_bf16_encode(uint16_t *bits, float *x, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        bits[i] = wb_bf16_from_float(x[i]);
-        x[i] = wb_bf16_to_float(bits[i]);
-    }
+void wb_bf16_encode(uint16_t *bits, float *x, size_t n);
+
+#ifdef __cplusplus
 }
+#endif
 
 /* x[i] = float(bits[i]) */
 static inline void wb_bf16_decode(float *x, const uint16_t *bits, size_t n) {

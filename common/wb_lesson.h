@@ -113,8 +113,10 @@ typedef struct {
                                    random inputs, the CPU reference the check compares with), run on
                                    a second thread while the frame starts the CUDA context and the
                                    cuBLAS handles: start-up then costs the longer of the two, not
-                                   their sum. No CUDA call in it: the GPU is not touched, and the
-                                   calls the capture records stay on one thread in one order. */
+                                   their sum (its fills, bf16 encoding and CPU references spread
+                                   over the cores: wb_parallel.h). No CUDA call in it: the GPU is
+                                   not touched, and the calls the capture records stay on one
+                                   thread in one order. */
 } wb_lesson_fns;
 
 /* A lesson program, as wb_lesson_main runs it. */

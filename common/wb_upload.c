@@ -23,11 +23,6 @@ int wb_upload_bf16(void *dst, float *host, size_t n) {
     return WB_OK;
 }
 
-int wb_upload_random_bf16(void *dst, float *host, size_t n, wb_rng *rng, float lo, float hi) {
-    wb_fill_uniform(host, n, rng, lo, hi);
-    return wb_upload_bf16(dst, host, n);
-}
-
 /* Sample r of `rows`, spread from row 0 to row m - 1. */
 static size_t sampled_row(int r, int rows, int m) {
     return rows > 1 ? (size_t)((long long)r * (m - 1) / (rows - 1)) : 0;

@@ -11,17 +11,12 @@
 
 #include <stddef.h>
 
-#include "wb_random.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* dst: n bf16 values on the device; host: n floats, rounded to bf16 in place. */
 int wb_upload_bf16(void *dst, float *host, size_t n);
-/* host = n values uniform in [lo, hi) from rng, then as wb_upload_bf16: random bf16 inputs on the
- * device, with the rounded copy kept on the host for the reference. */
-int wb_upload_random_bf16(void *dst, float *host, size_t n, wb_rng *rng, float lo, float hi);
 
 /* The check's sample of an (m, cols) row-major matrix: `rows` rows (rows <= m) spread evenly from
  * the first to the last. wb_download_sampled_rows_bf16 decodes them from bf16 on the device into

@@ -1,6 +1,8 @@
-"""Two statements lesson READMEs make about PyTorch, captured on the GPU machine under the grader's
-capture library (`tools/gpu-run pytorch` runs it with CUDA_INJECTION64_PATH and
-NVTX_INJECTION64_PATH set as the grader sets them, then prints the facts with capture_facts.py):
+"""Probes of what PyTorch does beside lessons 04 and 05, captured on the GPU machine under the
+grader's capture library (`tools/gpu-run pytorch` runs it with CUDA_INJECTION64_PATH and
+NVTX_INJECTION64_PATH set as the grader sets them, then prints the facts with capture_facts.py).
+They are for an instructor weighing a statement; a lesson states only what its answer key grades,
+so a statement these support becomes a question of a recorded PyTorch variant, never a citation:
 
   pageable_nb / pinned_nb   x.to("cuda", non_blocking=True) from pageable and from pinned memory:
                             the copy's kind and memory, and whether the call returned before it ended

@@ -124,8 +124,9 @@ typedef struct {
 static int cpu_reference(lesson *L);
 
 /* The host's work, on the frame's second thread while CUDA and cuBLAS start (no CUDA call here):
- * the random inputs, rounded to bf16, and the CPU reference of the sampled tokens. About half a
- * second of CPU at the series' shape, which the start-up no longer waits for. */
+ * the random inputs, rounded to bf16, and the CPU reference of the sampled tokens. About 0.7 s of
+ * one core at the series' shape; the fills, the encoding and the reference each spread over every
+ * core (common/wb_parallel.h, the same values on any number), so the start-up need not wait. */
 static int lesson_prepare(void *ctx, unsigned long long seed) {
     lesson *L = (lesson *)ctx;
     int tokens = L->tokens = L->batch * L->seq, dim = L->dim, hidden = L->hidden;

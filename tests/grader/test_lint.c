@@ -356,3 +356,71 @@ Test(lint, a_draft_without_a_gpu_passes_with_pending_checks) {
             cr_expect_eq(r.items[i].severity, WB_LINT_PENDING);
     wb_lint_report_free(&r);
 }
+
+/* ---- names shown before they are predicted ------------------------------------------------------ */
+
+/* The gemm question asks how many kernels have nvjet in their name; the memset question's ask,
+ * read before it is predicted (the same part), spells out the GEMM kernel's whole name. */
+static void ask_nvjet_and_name_it(void) {
+    fixture_replace(yaml, "    facts: [gemms]\n", "    facts: [gemms, kernels_named.nvjet]\n");
+    fixture_replace(yaml, "What does one cudaMemsetAsync put on the GPU?",
+                    "What does one cudaMemsetAsync put on the GPU, before nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT runs?");
+}
+
+static size_t name_leaks(wb_lint_report *r, const char **message) {
+    lint(r);
+    *message = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->items[i].check, "question-names-kernel")) {
+            cr_expect_eq(r->items[i].severity, WB_LINT_ERROR);
+            cr_expect_str_eq(r->items[i].path, yaml);
+            *message = r->items[i].message;
+        }
+    return wb_lint_count(r, "question-names-kernel");
+}
+
+Test(lint, a_question_that_names_a_kernel_another_asks_to_predict) {
+    ask_nvjet_and_name_it();
+    wb_lint_report r;
+    const char *message;
+    cr_expect_eq(name_leaks(&r, &message), 1);
+    cr_assert(message);
+    cr_expect(strstr(message, "question 'memset' names nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT in its ask"), "%s", message);
+    cr_expect(strstr(message, "question 'gemm'") && strstr(message, "kernels_named.nvjet"), "%s", message);
+    wb_lint_report_free(&r);
+}
+
+Test(lint, a_listed_range_named_after_a_kernel_leaks_it_too) {
+    fixture_replace(yaml, "    facts: [gemms]\n", "    facts: [gemms, kernels_named.nvjet]\n");
+    fixture_replace(yaml, "ranges: [", "ranges: [\"re:^nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT\", ");
+    wb_lint_report r;
+    const char *message;
+    cr_expect_eq(name_leaks(&r, &message), 1);
+    cr_expect(message && strstr(message, "'ranges' names nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT"), "%s", message);
+    wb_lint_report_free(&r);
+}
+
+/* The README names the kernel in place of text: shown before the reveal line, a spoiler after it. */
+static void readme_names_it(const char *text, size_t leaks) {
+    ask_nvjet_and_name_it();
+    fixture_replace(readme, text, "cuBLAS runs nvjet_sm90_tst_64x8_64x16_1x2_h_bz_NNT.");
+    wb_lint_report r;
+    const char *message;
+    cr_expect_eq(name_leaks(&r, &message), leaks, "%s", message ? message : "");
+    wb_lint_report_free(&r);
+}
+
+Test(lint, a_kernel_name_the_readme_shows_before_the_reveal_is_no_leak) { readme_names_it("Predict.", 0); }
+
+Test(lint, a_kernel_name_after_the_reveal_line_is_still_a_leak) { readme_names_it("What the trace shows.", 1); }
+
+Test(lint, the_key_itself_or_a_name_that_does_not_match_it_is_no_leak) {
+    fixture_replace(yaml, "    facts: [gemms]\n", "    facts: [gemms, kernels_named.nvjet]\n");
+    /* the key as written (the template shows it anyway), and a kernel name the key does not match */
+    fixture_replace(yaml, "What does one cudaMemsetAsync put on the GPU?",
+                    "What does one cudaMemsetAsync put on the GPU, beside nvjet kernels and wb_probe_scale?");
+    wb_lint_report r;
+    const char *message;
+    cr_expect_eq(name_leaks(&r, &message), 0, "%s", message ? message : "");
+    wb_lint_report_free(&r);
+}

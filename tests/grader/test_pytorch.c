@@ -105,6 +105,61 @@ Test(pytorch, an_operator_range_is_asked_by_its_name_before_the_comma) {
     wb_recording_free(&rec);
 }
 
+/* ---- range names by pattern ------------------------------------------------------------------- */
+
+/* Inductor's ranges, named after the Triton kernel each runs, asked about by a pattern: every
+ * match is an occurrence, in time order, and other ranges are not. */
+Test(pytorch, a_pattern_asks_about_every_range_it_matches) {
+    wb_recording rec;
+    wb_capture *c = build_recording(&rec);
+    uint32_t corr = 1;
+    for (uint64_t s = 0; s < 3; s++) {
+        uint64_t t = 10000 * (s + 1);
+        char name[64];
+        add_range(c, "step", t, t + 5000, 1);
+        snprintf(name, sizeof name, "aten::mm, op_id = %llu", (unsigned long long)(3 * s));
+        add_range(c, name, t + 100, t + 200, 1);
+        snprintf(name, sizeof name, "triton_poi_fused_gelu_mul_0, op_id = %llu", (unsigned long long)(3 * s + 1));
+        add_range(c, name, t + 300, t + 900, 1);
+        add_api(c, "cuLaunchKernel", t + 400, t + 410, corr, 1);
+        add_kernel(c, "triton_poi_fused_gelu_mul_0", t + 500, t + 800 + s, corr++, 7);
+    }
+    build_finish(c);
+    wb_occurrences occ;
+    cr_assert_eq(wb_find_occurrences(c, "re:^TRITON_", &occ), 0);
+    cr_assert_eq(occ.n, 3, "one occurrence per step: %zu", occ.n);
+    for (size_t i = 0; i < occ.n; i++) {
+        cr_assert_eq(occ.items[i].n_kernels, 1);
+        cr_assert_eq(occ.items[i].start, 10000 * (i + 1) + 300, "in time order");
+    }
+    wb_occurrences_free(&occ);
+    cr_assert_eq(wb_find_occurrences(c, "re:gelu_mul_0, op_id", &occ), 0);
+    cr_assert_eq(occ.n, 0, "matched up to the first comma, as names are compared");
+    wb_occurrences_free(&occ);
+    cr_assert(wb_range_name_matches("re:^triton_", "triton_poi_fused_gelu_mul_0, op_id = 1"));
+    cr_assert_not(wb_range_name_matches("re:^triton_", "aten::mm, op_id = 0"));
+    cr_assert(wb_range_name_matches("aten::mm", "aten::mm, op_id = 0"), "a plain name compares as before");
+    wb_recording_free(&rec);
+}
+
+Test(pytorch, a_listed_pattern_stands_for_the_ranges_it_matches) {
+    wb_lesson l;
+    wb_error err = {0};
+    cr_assert_eq(load("", "[step, \"re:^triton_\"]", &l, &err), 0, "%s", err.message);
+    cr_assert(wb_lesson_lists_range(&l, "triton_poi_fused_gelu_mul_0"));
+    cr_assert(wb_lesson_lists_range(&l, "step"));
+    cr_assert_not(wb_lesson_lists_range(&l, "gelu_mul"));
+    cr_assert(wb_lesson_has_range(&l, "re:^triton_"), "a question names the pattern as listed");
+    wb_lesson_free(&l);
+}
+
+Test(pytorch, a_pattern_that_is_no_regex_is_refused) {
+    wb_lesson l;
+    wb_error err = {0};
+    cr_assert_eq(load("", "[step, \"re:(triton\"]", &l, &err), WB_EXIT_INPUT);
+    cr_assert(strstr(err.message, "re:(triton") && strstr(err.message, "regex"), "%s", err.message);
+}
+
 /* ---- the interpreter probe ---------------------------------------------------------------------- */
 
 static char dir[] = "/tmp/wb-test-pytorch-XXXXXX";

@@ -215,5 +215,15 @@ size_t wb_capture_launched_by(const wb_capture *c, long api, const long **out);
 int wb_range_name_cmp(const char *a, const char *b);
 /* The ranges and marks named name (compared by wb_range_name_cmp). */
 size_t wb_capture_ranges_named(const wb_capture *c, const char *name, const long **out);
+/* range_pattern.c: a range name "re:PATTERN" names every range whose name, up to its first comma,
+ * the POSIX extended regex matches (case-insensitive): for ranges a program names after what it
+ * ran (an Inductor kernel), which a question must not spell out. */
+int wb_range_is_pattern(const char *name);
+/* Whether a range's name is the one want names: equal up to the first comma, or matched by it when
+ * want is a pattern (0 for a pattern that does not compile: lesson.yaml's reader refuses those). */
+int wb_range_name_matches(const char *want, const char *name);
+/* The ranges and marks a pattern matches, in time order, in a new array *out (free it); their
+ * count, or -1 (*out NULL) when out of memory or when the pattern does not compile. */
+long wb_capture_ranges_matching(const wb_capture *c, const char *pattern, long **out);
 
 #endif

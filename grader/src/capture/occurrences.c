@@ -95,10 +95,22 @@ static int join(const wb_capture *c, long i, size_t k, wb_occurrences *out) {
 int wb_find_occurrences_on(const wb_capture *c, const char *range_name, int rank, wb_occurrences *out) {
     memset(out, 0, sizeof *out);
     const long *named;
-    size_t n_named = wb_capture_ranges_named(c, range_name, &named); /* in time order */
+    long *matched = NULL; /* a pattern's ranges, found by a scan: owned here */
+    size_t n_named;
+    if (wb_range_is_pattern(range_name)) {
+        long n = wb_capture_ranges_matching(c, range_name, &matched); /* in time order */
+        if (n < 0) return -1;
+        named = matched;
+        n_named = (size_t)n;
+    } else {
+        n_named = wb_capture_ranges_named(c, range_name, &named); /* in time order */
+    }
     /* how many occurrences each rank has had so far: the next one of rank r joins occurrence seen[r] */
     size_t *seen = calloc((size_t)(c->world_size > 0 ? c->world_size : 1), sizeof *seen);
-    if (!seen) return -1;
+    if (!seen) {
+        free(matched);
+        return -1;
+    }
     for (size_t k = 0; k < n_named; k++) {
         long i = named[k];
         const wb_range *r = &c->ranges[i];
@@ -108,9 +120,11 @@ int wb_find_occurrences_on(const wb_capture *c, const char *range_name, int rank
     }
     for (size_t k = 0; k < out->n; k++) sort_occurrence(&out->items[k]);
     free(seen);
+    free(matched);
     return 0;
 oom:
     free(seen);
+    free(matched);
     wb_occurrences_free(out);
     return -1;
 }

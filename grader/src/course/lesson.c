@@ -385,12 +385,24 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
     if (world_size && (rc = read_world_size(&y, world_size, "'world_size'", &l->world_size, err))) goto out;
     if ((rc = read_variants(&y, wb_yaml_get(&y, root, "variants"), l, err))) goto out;
     if ((rc = read_string_list(&y, wb_yaml_get(&y, root, "ranges"), "'ranges'", 0, &l->ranges, &l->n_ranges, err))) goto out;
-    for (size_t i = 0; i < l->n_ranges; i++)
+    long regex_budget = 0;
+    for (size_t i = 0; i < l->n_ranges; i++) {
         if (strchr(l->ranges[i], ',')) {
             rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "ranges"), "range '%s': names are compared up to their first comma "
                               "(docs/predictions.md, \"Range names\"), so a listed name has none", l->ranges[i]);
             goto out;
         }
+        regex_t re;
+        char why[256];
+        if (wb_range_is_pattern(l->ranges[i])) {
+            if (wb_regex_compile(l->ranges[i] + 3, &regex_budget, &re, why, sizeof why)) {
+                rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "ranges"), "range '%s': the regex '%s' %s", l->ranges[i],
+                                  l->ranges[i] + 3, why);
+                goto out;
+            }
+            regfree(&re);
+        }
+    }
     if ((rc = read_questions(&y, wb_yaml_get(&y, root, "questions"), l, err))) goto out;
     if (wb_yaml_get(&y, root, "work")) rc = read_work(&y, wb_yaml_get(&y, root, "work"), l, err);
 out:
@@ -519,6 +531,12 @@ double wb_lesson_tolerance(const wb_lesson *l, const char *question_id) {
 int wb_lesson_has_range(const wb_lesson *l, const char *range) {
     for (size_t i = 0; i < l->n_ranges; i++)
         if (!strcmp(l->ranges[i], range)) return 1;
+    return 0;
+}
+
+int wb_lesson_lists_range(const wb_lesson *l, const char *emitted) {
+    for (size_t i = 0; i < l->n_ranges; i++)
+        if (wb_range_name_matches(l->ranges[i], emitted)) return 1;
     return 0;
 }
 

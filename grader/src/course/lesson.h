@@ -100,6 +100,9 @@ int wb_variant_is_python(const wb_variant *v);
 int wb_lesson_world_size(const wb_lesson *l, const char *variant);
 const wb_question *wb_lesson_question(const wb_lesson *l, const char *id);
 int wb_lesson_has_range(const wb_lesson *l, const char *range);
+/* 1 when a range a program emitted is one lesson.yaml lists: by its name, or matched by a listed
+ * "re:" pattern (docs/predictions.md, "Range names"). */
+int wb_lesson_lists_range(const wb_lesson *l, const char *emitted);
 /* The declared work of a range in a variant, or NULL. */
 const wb_work *wb_lesson_work(const wb_lesson *l, const char *variant, const char *range);
 /* The tolerance of the question with this id, or the default for predictions the lesson does not ask. */

@@ -12,6 +12,7 @@
 #include "grade.h"
 #include "wb_base.h"
 #include "sealed_key.h"
+#include "name_leaks.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -569,7 +570,7 @@ static void args_text(char *const *args, size_t n, char *buf, size_t cap) {
 static int run_has_range(const wb_run *run, const char *name) {
     const wb_capture *c = &run->capture;
     for (size_t i = 0; i < c->n_ranges; i++)
-        if (!c->ranges[i].is_mark && !c->ranges[i].domain && !wb_range_name_cmp(c->ranges[i].name, name)) return 1;
+        if (!c->ranges[i].is_mark && !c->ranges[i].domain && wb_range_name_matches(name, c->ranges[i].name)) return 1;
     return 0;
 }
 
@@ -641,7 +642,7 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
             const wb_range *g = &c->ranges[i];
             /* a name with a call's numbers after a comma is one of PyTorch's per-operator ranges: the
              * operators a script reaches are PyTorch's business, not the lesson's interface */
-            if (g->is_mark || g->domain || wb_lesson_has_range(l, g->name) || strchr(g->name, ',')) continue;
+            if (g->is_mark || g->domain || wb_lesson_lists_range(l, g->name) || strchr(g->name, ',')) continue;
             int seen = 0;
             for (size_t k = 0; k < n_reported && !seen; k++) seen = !strcmp(reported[k], g->name);
             if (seen) continue;
@@ -929,8 +930,7 @@ static int recordings_hold(recording *recs, size_t n_recs, const wb_fact_kind_in
 static int recordings_range(recording *recs, size_t n_recs, const char *variant, const char *range) {
     for (size_t i = 0; variant && i < n_recs; i++) {
         const wb_run *run = recs[i].usable ? wb_recording_run(&recs[i].rec, variant) : NULL;
-        const long *named;
-        if (run && wb_capture_ranges_named(&run->capture, range, &named) > 0) return 1;
+        if (run && run_has_range(run, range)) return 1;
     }
     return 0;
 }
@@ -968,6 +968,62 @@ static void check_source(wb_lint_report *r, const wb_lesson *l, recording *recs,
                 "program's source nor any recording names: a typo?"), q->id, key);
         }
     }
+    free(s.text);
+}
+
+/* ---- names shown before they are predicted ---------------------------------------------------- */
+
+typedef struct {
+    wb_lint_report *r;
+    const wb_lesson *l;
+    int ranges_line;
+} leak_report;
+
+static void report_leak(const wb_name_leak *leak, void *ctx) {
+    leak_report *x = ctx;
+    char what[512];
+    if (leak->reader)
+        snprintf(what, sizeof what, "question '%s' names %s in its %s", leak->reader->id, leak->word, leak->where);
+    else
+        snprintf(what, sizeof what, "'ranges' names %s", leak->word);
+    add(x->r, WB_LINT_ERROR, "question-names-kernel", x->l->path, leak->reader ? leak->reader->line : x->ranges_line,
+        "%s, a kernel that question '%s' asks the learner to predict (%s): the name answers it before it is predicted. Ask "
+        "about such a range by a pattern (range: \"re:...\", docs/predictions.md, \"Range names\") or leave the name out",
+        what, leak->asker->id, leak->key);
+}
+
+/* lesson.yaml's ranges and questions name no kernel another question asks to be predicted,
+ * unless the learner is shown it first: in the program's sources or the README before its reveal
+ * line (name_leaks.h). */
+static void check_name_leaks(wb_lint_report *r, const wb_lesson *l, recording *recs, size_t n_recs) {
+    source_text s = {0};
+    char root[4096], common[4200], readme[4200];
+    append_sources(&s, l->dir, 0);
+    wb_root_dir(l->dir, root, sizeof root);
+    snprintf(common, sizeof common, "%s/common", root);
+    append_sources(&s, common, 0);
+    snprintf(readme, sizeof readme, "%s/README.md", l->dir);
+    char *text = NULL;
+    size_t length = 0;
+    wb_error err = {0};
+    if (wb_file_exists(readme) && !wb_read_file(readme, "README.md", 16u << 20, &text, &length, &err)) {
+        char *reveal = strstr(text, "<!-- reveal -->");
+        if (reveal) *reveal = '\0';
+        size_t n = strlen(text), have = s.text ? s.len : 0;
+        char *joined = realloc(s.text, have + n + 2);
+        if (joined) {
+            joined[have] = '\n';
+            memcpy(joined + have + 1, text, n + 1);
+            s.text = joined;
+        }
+    }
+    free(text);
+    leak_report x = {r, l, line_of(l->path, "ranges:")};
+    for (size_t i = 0; i < n_recs; i++)
+        if (recs[i].usable) {
+            wb_find_name_leaks(l, &recs[i].rec, s.text, report_leak, &x);
+            break; /* one recording names the kernels: another architecture's would repeat each issue */
+        }
     free(s.text);
 }
 
@@ -1037,6 +1093,7 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
             "nothing here can be checked against what the program does. On a GPU: grader record %s"), l.dir);
     }
     check_source(r, &l, recs, n);
+    check_name_leaks(r, &l, recs, n);
     for (size_t i = 0; i < n; i++) {
         if (!recs[i].usable) continue;
         check_recording(r, &l, &recs[i]);

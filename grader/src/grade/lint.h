@@ -23,6 +23,8 @@
  *                      source never names)
  *   title              names no count ("five kernels", "one GEMM"): grader list shows it before
  *                      the learner predicts (warning)
+ *   names              no listed range, question range or ask spells out a kernel name another
+ *                      question asks to be predicted (name_leaks.h)
  *   draft lessons      (draft: true) the checks that need a GPU (a recording, a verified key) are
  *                      pending instead of errors
  *
