@@ -983,12 +983,12 @@ static void report_leak(const wb_name_leak *leak, void *ctx) {
     leak_report *x = ctx;
     char what[512];
     if (leak->reader)
-        snprintf(what, sizeof what, "question '%s' names %s in its %s", leak->reader->id, leak->word, leak->where);
+        snprintf(what, sizeof what, _("question '%s' names %s in its %s"), leak->reader->id, leak->word, leak->where);
     else
-        snprintf(what, sizeof what, "'ranges' names %s", leak->word);
+        snprintf(what, sizeof what, _("'ranges' names %s"), leak->word);
     add(x->r, WB_LINT_ERROR, "question-names-kernel", x->l->path, leak->reader ? leak->reader->line : x->ranges_line,
-        "%s, a kernel that question '%s' asks the learner to predict (%s): the name answers it before it is predicted. Ask "
-        "about such a range by a pattern (range: \"re:...\", docs/predictions.md, \"Range names\") or leave the name out",
+        _("%s, a kernel that question '%s' asks the learner to predict (%s): the name answers it before it is predicted. Ask "
+          "about such a range by a pattern (range: \"re:...\", docs/predictions.md, \"Range names\") or leave the name out"),
         what, leak->asker->id, leak->key);
 }
 
