@@ -98,6 +98,15 @@ const char *wb_ngettext(const char *one, const char *many, unsigned long n) {
     return wb_i18n_is_ja() ? dngettext(WB_TEXT_DOMAIN, one, many, n) : n == 1 ? one : many;
 }
 
+const char *wb_pgettext(const char *context, const char *msgid) {
+    if (!wb_i18n_is_ja()) return msgid;
+    char key[512];
+    int n = snprintf(key, sizeof key, "%s\004%s", context, msgid);
+    if (n < 0 || (size_t)n >= sizeof key) return msgid;
+    const char *found = dgettext(WB_TEXT_DOMAIN, key);
+    return found == key ? msgid : found; /* not in the catalog: gettext hands back its argument */
+}
+
 void wb_sha256_hex(const char *text, char hex[65]) {
     unsigned char md[32];
     unsigned int n = 0;

@@ -6,6 +6,9 @@
  *   _("text")                 a message, translated
  *   N_("text")                marked for the catalog, translated later with _() (tables)
  *   wb_ngettext(one, many, n) a message with a number: the catalog's plural forms
+ *   C_("context", "text")     a message whose English word has two meanings: the context (a
+ *                             msgctxt) tells them apart, "predicted" as a heading and as a state
+ *   NC_("context", "text")    marked with its context, translated later with C_() (tables)
  *
  * The language: --lang (wb_i18n_init's argument), else LANGUAGE, LC_ALL, LC_MESSAGES, LANG as
  * gettext reads them (LANGUAGE only when a locale is named at all). In English no locale is set;
@@ -39,9 +42,13 @@ const char *wb_i18n_locale_dir(void);
 
 const char *wb_gettext(const char *msgid) __attribute__((format_arg(1)));
 const char *wb_ngettext(const char *one, const char *many, unsigned long n) __attribute__((format_arg(1), format_arg(2)));
+/* gettext's pgettext: msgid looked up under a context ("context\004msgid" in the catalog). */
+const char *wb_pgettext(const char *context, const char *msgid) __attribute__((format_arg(2)));
 
 #define _(text) wb_gettext(text)
 #define N_(text) text
+#define C_(context, text) wb_pgettext(context, text)
+#define NC_(context, text) text
 
 /* The SHA-256 of text as 64 hex digits into hex[65]: what a translation records of the English
  * text it translates (en_sha). */

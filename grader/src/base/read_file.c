@@ -4,6 +4,7 @@
  * (a file that grows while it is read is caught by reading one byte past it).
  */
 #include "read_file.h"
+#include "i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +14,12 @@
 #include <unistd.h>
 
 static const char *kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
+    if (S_ISDIR(mode)) return _("a directory");
+    if (S_ISFIFO(mode)) return _("a FIFO (named pipe)");
+    if (S_ISCHR(mode)) return _("a character device");
+    if (S_ISBLK(mode)) return _("a block device");
+    if (S_ISSOCK(mode)) return _("a socket");
+    return _("not a regular file");
 }
 
 /* An fd on a regular file, or -1 with err set (or with errno set and err untouched when quiet). */
@@ -28,27 +29,27 @@ static int open_regular(const char *path, const char *what, struct stat *st, wb_
         int e = errno;
         if (!err) return -1;
         if (e == ENOENT)
-            wb_fail(err, WB_EXIT_INPUT, "%s: no such %s. Check the path%s", path, what,
-                    strstr(what, "prediction") ? ", or copy the lesson's template predictions.yaml" : "");
+            wb_fail(err, WB_EXIT_INPUT, _("%s: no such %s. Check the path%s"), path, _(what),
+                    strstr(what, "prediction") ? _(", or copy the lesson's template predictions.yaml") : "");
         else if (e == ENXIO)
-            wb_fail(err, WB_EXIT_INPUT, "%s: the %s is a socket, not a regular file; give the file itself (docs/limits.md)", path,
-                    what);
+            wb_fail(err, WB_EXIT_INPUT, _("%s: the %s is a socket, not a regular file; give the file itself (docs/limits.md)"), path,
+                    _(what));
         else
-            wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the %s: %s", path, what, strerror(e));
+            wb_fail(err, WB_EXIT_INPUT, _("%s: cannot open the %s: %s"), path, _(what), strerror(e));
         return -1;
     }
     if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
-        if (err) wb_fail(err, WB_EXIT_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+        if (err) wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read the %s: %s"), path, _(what), strerror(e));
         errno = e;
         return -1;
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
         if (err)
-            wb_fail(err, WB_EXIT_INPUT, "%s: the %s is %s, not a regular file; give the file itself (docs/limits.md)", path,
-                    what, kind_of(st->st_mode));
+            wb_fail(err, WB_EXIT_INPUT, _("%s: the %s is %s, not a regular file; give the file itself (docs/limits.md)"), path,
+                    _(what), kind_of(st->st_mode));
         errno = EINVAL;
         return -1;
     }
@@ -71,14 +72,14 @@ int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, 
     *stp = st;
     if ((unsigned long long)st.st_size > max_bytes) {
         close(fd);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: the %s is %lld bytes, larger than the %zu bytes the grader reads; is it the "
-                       "right file? (docs/limits.md)", path, what, (long long)st.st_size, max_bytes);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: the %s is %lld bytes, larger than the %zu bytes the grader reads; is it the "
+                       "right file? (docs/limits.md)"), path, _(what), (long long)st.st_size, max_bytes);
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
     char *buf = malloc(cap + 1);
     if (!buf) {
         close(fd);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory reading the %s (%zu bytes)", path, what, cap);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory reading the %s (%zu bytes)"), path, _(what), cap);
     }
     for (;;) {
         if (n == cap) { /* it grew since fstat: read on, up to the bound */
@@ -88,7 +89,7 @@ int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, 
             if (!p) {
                 free(buf);
                 close(fd);
-                return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory reading the %s", path, what);
+                return wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory reading the %s"), path, _(what));
             }
             buf = p;
             cap = grown;
@@ -99,7 +100,7 @@ int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, 
             int e = errno;
             free(buf);
             close(fd);
-            return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read the %s: %s"), path, _(what), strerror(e));
         }
         if (got == 0) break;
         n += (size_t)got;
@@ -107,8 +108,8 @@ int wb_read_file_and_stat(const char *path, const char *what, size_t max_bytes, 
     close(fd);
     if (n > max_bytes) {
         free(buf);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: the %s grew past the %zu bytes the grader reads while it was read (docs/limits.md)",
-                       path, what, max_bytes);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: the %s grew past the %zu bytes the grader reads while it was read (docs/limits.md)"),
+                       path, _(what), max_bytes);
     }
     buf[n] = '\0';
     *text = buf;

@@ -3,7 +3,8 @@
  * keys, captures, recordings, lesson sources; docs/limits.md). It refuses, with exit 2 and the file
  * named, what would hang or exhaust it: FIFOs, devices, sockets and directories (checked without
  * blocking: `--replay /dev/zero` grew to 17 GB, `--replay FIFO` waited forever), and files larger
- * than the caller's bound.
+ * than the caller's bound. `what` names the file in messages ("predictions file"): the caller marks
+ * it N_() and the messages translate it (i18n.h).
  */
 #ifndef WB_READ_FILE_H
 #define WB_READ_FILE_H

@@ -4,8 +4,13 @@
  * The whole file is read into memory first (read_file.c: regular files of at most 1 MiB), so that
  * the checks libyaml does not make (empty, binary, not UTF-8, too deep, too many keys) come before
  * parsing, and so that predictions_edit.c can rewrite values at the positions the parser reports.
+ *
+ * Messages are in the learner's language (i18n.h); `what` names the file ("predictions file",
+ * marked N_ by the caller, translated here) or, in the node checks, a part of it the caller has
+ * already put in words. libyaml's own words (its problem and context) stay English.
  */
 #include "yaml_doc.h"
+#include "i18n.h"
 #include "read_file.h"
 
 #include <stdarg.h>
@@ -67,13 +72,13 @@ static int check_text(const char *path, const char *what, const char *text, size
     if (nul) {
         wb_yaml_position(text, length, (size_t)(nul - text), &line, &column);
         return wb_fail_at(err, WB_EXIT_INPUT, path, line, column,
-                          "the %s is not a text file (it holds a NUL byte); expected YAML", what);
+                          _("the %s is not a text file (it holds a NUL byte); expected YAML"), _(what));
     }
     size_t bad = first_non_utf8(text, length);
     if (bad < length) {
         wb_yaml_position(text, length, bad, &line, &column);
         return wb_fail_at(err, WB_EXIT_INPUT, path, line, column,
-                          "the %s is not UTF-8 text (byte 0x%02X here; Latin-1 perhaps): save it as UTF-8", what,
+                          _("the %s is not UTF-8 text (byte 0x%02X here; Latin-1 perhaps): save it as UTF-8"), _(what),
                           (unsigned char)text[bad]);
     }
     int has_content = 0;
@@ -85,7 +90,7 @@ static int check_text(const char *path, const char *what, const char *text, size
         has_content = 1;
     }
     if (!has_content)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: the %s is empty; expected YAML (see docs/predictions.md)", path, what);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: the %s is empty; expected YAML (see docs/predictions.md)"), path, _(what));
     return 0;
 }
 
@@ -93,20 +98,20 @@ static int check_text(const char *path, const char *what, const char *text, size
  * UTF-8) carries only a byte offset, which is turned into the line and column it falls on. */
 static int parser_error(const yaml_parser_t *parser, const char *path, const char *what, const char *text, size_t length,
                         wb_error *err) {
-    const char *problem = parser->problem ? parser->problem : "unknown error";
+    const char *problem = parser->problem ? parser->problem : _("unknown error");
     int line = (int)parser->problem_mark.line + 1, column = (int)parser->problem_mark.column + 1;
     if (parser->error == YAML_READER_ERROR) {
         wb_yaml_position(text, length, parser->problem_offset, &line, &column);
         return wb_fail_at(err, WB_EXIT_INPUT, path, line, column,
-                          "the %s is not UTF-8 text (%s, byte 0x%02X): save it as UTF-8", what, problem,
+                          _("the %s is not UTF-8 text (%s, byte 0x%02X): save it as UTF-8"), _(what), problem,
                           (unsigned)parser->problem_value & 0xFF);
     }
     if (parser->error == YAML_MEMORY_ERROR)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory parsing the %s", path, what);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory parsing the %s"), path, _(what));
     if (parser->context)
-        return wb_fail_at(err, WB_EXIT_INPUT, path, line, column, "YAML syntax error in the %s: %s (%s, which began at line %d)",
-                          what, problem, parser->context, (int)parser->context_mark.line + 1);
-    return wb_fail_at(err, WB_EXIT_INPUT, path, line, column, "YAML syntax error in the %s: %s", what, problem);
+        return wb_fail_at(err, WB_EXIT_INPUT, path, line, column, _("YAML syntax error in the %s: %s (%s, which began at line %d)"),
+                          _(what), problem, parser->context, (int)parser->context_mark.line + 1);
+    return wb_fail_at(err, WB_EXIT_INPUT, path, line, column, _("YAML syntax error in the %s: %s"), _(what), problem);
 }
 
 /* ---- the structure bounds (yaml_doc.h), checked on libyaml's events before any tree is built ---- */
@@ -136,8 +141,8 @@ typedef struct {
 static int structure_fail(structure *st, const yaml_mark_t *m, const char *fmt, long limit) {
     char msg[512];
     snprintf(msg, sizeof msg, fmt, limit);
-    return wb_fail_at(st->err, WB_EXIT_INPUT, st->path, (int)m->line + 1, (int)m->column + 1, "the %s %s (docs/limits.md)",
-                      st->what, msg);
+    return wb_fail_at(st->err, WB_EXIT_INPUT, st->path, (int)m->line + 1, (int)m->column + 1, _("the %s %s (docs/limits.md)"),
+                      _(st->what), msg);
 }
 
 static int remember_anchor(structure *st, const char *name, long nodes) {
@@ -162,15 +167,15 @@ static long anchor_nodes(const structure *st, const char *name) {
 static int count_value(structure *st, const yaml_event_t *e, long nodes) {
     st->nodes += nodes;
     if (st->nodes > WB_YAML_MAX_NODES)
-        return structure_fail(st, &e->start_mark, "holds more than %ld values (aliases count as the values they repeat)",
+        return structure_fail(st, &e->start_mark, _("holds more than %ld values (aliases count as the values they repeat)"),
                               WB_YAML_MAX_NODES);
     if (st->depth == 0) return 0;
     open_collection *c = &st->stack[st->depth - 1];
     c->entries++;
     if (c->mapping && c->entries > 2L * WB_YAML_MAX_KEYS)
-        return structure_fail(st, &e->start_mark, "has a mapping with more than %ld keys", WB_YAML_MAX_KEYS);
+        return structure_fail(st, &e->start_mark, _("has a mapping with more than %ld keys"), WB_YAML_MAX_KEYS);
     if (!c->mapping && c->entries > WB_YAML_MAX_ITEMS)
-        return structure_fail(st, &e->start_mark, "has a list with more than %ld entries", WB_YAML_MAX_ITEMS);
+        return structure_fail(st, &e->start_mark, _("has a list with more than %ld entries"), WB_YAML_MAX_ITEMS);
     return 0;
 }
 
@@ -179,7 +184,7 @@ static int structure_event(structure *st, const yaml_event_t *e) {
     case YAML_SCALAR_EVENT:
         if (count_value(st, e, 1)) return -1;
         if (e->data.scalar.anchor && remember_anchor(st, (const char *)e->data.scalar.anchor, 1))
-            return structure_fail(st, &e->start_mark, "defines more than %ld anchors (&name)", WB_YAML_MAX_ANCHORS);
+            return structure_fail(st, &e->start_mark, _("defines more than %ld anchors (&name)"), WB_YAML_MAX_ANCHORS);
         return 0;
     case YAML_ALIAS_EVENT:
         return count_value(st, e, anchor_nodes(st, (const char *)e->data.alias.anchor));
@@ -187,7 +192,7 @@ static int structure_event(structure *st, const yaml_event_t *e) {
     case YAML_MAPPING_START_EVENT: {
         if (count_value(st, e, 1)) return -1;
         if (st->depth == WB_YAML_MAX_DEPTH)
-            return structure_fail(st, &e->start_mark, "nests lists and mappings more than %ld deep", WB_YAML_MAX_DEPTH);
+            return structure_fail(st, &e->start_mark, _("nests lists and mappings more than %ld deep"), WB_YAML_MAX_DEPTH);
         open_collection *c = &st->stack[st->depth++];
         c->mapping = e->type == YAML_MAPPING_START_EVENT;
         c->entries = 0;
@@ -203,7 +208,7 @@ static int structure_event(structure *st, const yaml_event_t *e) {
         int rc = remember_anchor(st, c->anchor, st->nodes - c->nodes_before);
         free(c->anchor);
         c->anchor = NULL;
-        if (rc) return structure_fail(st, &e->start_mark, "defines more than %ld anchors (&name)", WB_YAML_MAX_ANCHORS);
+        if (rc) return structure_fail(st, &e->start_mark, _("defines more than %ld anchors (&name)"), WB_YAML_MAX_ANCHORS);
         return 0;
     }
     default:
@@ -215,7 +220,7 @@ static int structure_event(structure *st, const yaml_event_t *e) {
  * so that 400,000 nested '[' cost microseconds, and reports syntax errors. */
 static int check_structure(const char *path, const char *what, const char *text, size_t length, wb_error *err) {
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot start the YAML parser", path);
+    if (!yaml_parser_initialize(&parser)) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot start the YAML parser"), path);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, length);
     structure st = {.path = path, .what = what, .err = err};
     int rc = 0, done = 0;
@@ -241,7 +246,7 @@ int wb_yaml_load_buffer(const char *path, const char *what, const char *data, si
     memset(y, 0, sizeof *y);
     y->path = strdup(path);
     y->text = malloc(length + 1);
-    if (!y->path || !y->text) return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory", path);
+    if (!y->path || !y->text) return wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory"), path);
     memcpy(y->text, data, length);
     y->text[length] = '\0';
     y->length = length;
@@ -249,7 +254,7 @@ int wb_yaml_load_buffer(const char *path, const char *what, const char *data, si
     if (check_structure(path, what, y->text, length, err)) return err->code;
 
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot start the YAML parser", path);
+    if (!yaml_parser_initialize(&parser)) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot start the YAML parser"), path);
     yaml_parser_set_input_string(&parser, (const unsigned char *)y->text, length);
     int rc = 0;
     if (!yaml_parser_load(&parser, &y->doc)) {
@@ -259,13 +264,13 @@ int wb_yaml_load_buffer(const char *path, const char *what, const char *data, si
     }
     y->loaded = 1;
     if (!yaml_document_get_root_node(&y->doc)) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: the %s holds no YAML document", path, what);
+        rc = wb_fail(err, WB_EXIT_INPUT, _("%s: the %s holds no YAML document"), path, _(what));
     } else {
         yaml_document_t second;
         if (yaml_parser_load(&parser, &second)) {
             if (yaml_document_get_root_node(&second))
                 rc = wb_fail_at(err, WB_EXIT_INPUT, path, (int)yaml_document_get_root_node(&second)->start_mark.line + 1, 0,
-                                "the %s holds a second YAML document (after '---'); keep one", what);
+                                _("the %s holds a second YAML document (after '---'); keep one"), _(what));
             yaml_document_delete(&second);
         }
     }
@@ -305,10 +310,10 @@ int wb_yaml_fail(wb_error *err, const wb_yaml *y, const yaml_node_t *n, const ch
 
 static const char *node_kind(const yaml_node_t *n) {
     switch (n->type) {
-    case YAML_SCALAR_NODE: return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? "a plain value" : "a quoted string";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
+    case YAML_SCALAR_NODE: return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? _("a plain value") : _("a quoted string");
+    case YAML_SEQUENCE_NODE: return _("a list");
+    case YAML_MAPPING_NODE: return _("a mapping");
+    default: return _("nothing");
     }
 }
 
@@ -324,24 +329,24 @@ int wb_yaml_is_null(const yaml_node_t *n) {
 
 int wb_yaml_expect_sequence(wb_yaml *y, yaml_node_t *n, const char *what, wb_error *err) {
     if (!n || n->type != YAML_SEQUENCE_NODE)
-        return wb_yaml_fail(err, y, n, "%s must be a list (lines starting with '- '), found %s", what,
-                            n ? node_kind(n) : "nothing");
+        return wb_yaml_fail(err, y, n, _("%s must be a list (lines starting with '- '), found %s"), what,
+                            n ? node_kind(n) : _("nothing"));
     return 0;
 }
 
 int wb_yaml_expect_mapping(wb_yaml *y, yaml_node_t *n, const char *what, const char *const *allowed, wb_error *err) {
     if (!n || n->type != YAML_MAPPING_NODE)
-        return wb_yaml_fail(err, y, n, "%s must be a mapping of 'key: value' lines, found %s", what,
-                            n ? node_kind(n) : "nothing");
+        return wb_yaml_fail(err, y, n, _("%s must be a mapping of 'key: value' lines, found %s"), what,
+                            n ? node_kind(n) : _("nothing"));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
         if (!k || k->type != YAML_SCALAR_NODE)
-            return wb_yaml_fail(err, y, k, "%s: keys must be plain words, found %s", what, k ? node_kind(k) : "nothing");
+            return wb_yaml_fail(err, y, k, _("%s: keys must be plain words, found %s"), what, k ? node_kind(k) : _("nothing"));
         const char *key = wb_yaml_scalar(k);
         for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
             const char *earlier = wb_yaml_scalar(yaml_document_get_node(&y->doc, q->key));
             if (earlier && !strcmp(earlier, key))
-                return wb_yaml_fail(err, y, k, "%s: key '%s' appears twice; keep one", what, key);
+                return wb_yaml_fail(err, y, k, _("%s: key '%s' appears twice; keep one"), what, key);
         }
         if (!allowed) continue;
         int known = 0;
@@ -353,7 +358,7 @@ int wb_yaml_expect_mapping(wb_yaml *y, yaml_node_t *n, const char *what, const c
                 strncat(list, *a, sizeof list - strlen(list) - 1);
                 if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
             }
-            return wb_yaml_fail(err, y, k, "%s: unknown key '%s' (allowed: %s)", what, key, list);
+            return wb_yaml_fail(err, y, k, _("%s: unknown key '%s' (allowed: %s)"), what, key, list);
         }
     }
     return 0;
@@ -370,10 +375,10 @@ yaml_node_t *wb_yaml_get(wb_yaml *y, yaml_node_t *n, const char *key) {
 
 int wb_yaml_string(wb_yaml *y, yaml_node_t *n, const char *what, char **out, wb_error *err) {
     if (!n || n->type != YAML_SCALAR_NODE || wb_yaml_is_null(n))
-        return wb_yaml_fail(err, y, n, "%s must be a non-empty text, found %s", what,
-                            !n ? "nothing" : wb_yaml_is_null(n) ? "~ (empty)" : node_kind(n));
+        return wb_yaml_fail(err, y, n, _("%s must be a non-empty text, found %s"), what,
+                            !n ? _("nothing") : wb_yaml_is_null(n) ? _("~ (empty)") : node_kind(n));
     *out = strdup(wb_yaml_scalar(n));
-    return *out ? 0 : wb_yaml_fail(err, y, n, "out of memory");
+    return *out ? 0 : wb_yaml_fail(err, y, n, "%s", _("out of memory"));
 }
 
 int wb_yaml_count(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, int *out, wb_error *err) {
@@ -382,22 +387,25 @@ int wb_yaml_count(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null, 
         return 0;
     }
     if (!n || n->type != YAML_SCALAR_NODE)
-        return wb_yaml_fail(err, y, n, "%s must be a whole number%s, found %s", what, allow_null ? " or ~" : "",
-                            n ? node_kind(n) : "nothing");
+        return wb_yaml_fail(err, y, n, allow_null ? _("%s must be a whole number or ~, found %s") : _("%s must be a whole number, found %s"),
+                            what, n ? node_kind(n) : _("nothing"));
     const char *v = wb_yaml_scalar(n);
     if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return wb_yaml_fail(err, y, n, "%s must be a whole number%s, found the quoted string \"%s\"; remove the quotes",
-                            what, allow_null ? " or ~" : "", v);
+        return wb_yaml_fail(err, y, n,
+                            allow_null ? _("%s must be a whole number or ~, found the quoted string \"%s\"; remove the quotes")
+                                       : _("%s must be a whole number, found the quoted string \"%s\"; remove the quotes"),
+                            what, v);
     if (v[0] == '-' && v[1] >= '0' && v[1] <= '9')
-        return wb_yaml_fail(err, y, n, "%s is %s, but counts cannot be negative", what, v);
+        return wb_yaml_fail(err, y, n, _("%s is %s, but counts cannot be negative"), what, v);
     size_t len = strlen(v);
     int digits = len > 0;
     for (size_t i = 0; i < len; i++)
         if (v[i] < '0' || v[i] > '9') digits = 0;
     if (!digits)
-        return wb_yaml_fail(err, y, n, "%s must be a whole number%s, found '%s'", what, allow_null ? " or ~" : "", v);
+        return wb_yaml_fail(err, y, n, allow_null ? _("%s must be a whole number or ~, found '%s'") : _("%s must be a whole number, found '%s'"),
+                            what, v);
     if (len > 7 || atol(v) > WB_YAML_MAX_COUNT)
-        return wb_yaml_fail(err, y, n, "%s is %s, more than %d; no lesson comes near that: check the number", what,
+        return wb_yaml_fail(err, y, n, _("%s is %s, more than %d; no lesson comes near that: check the number"), what,
                             v, WB_YAML_MAX_COUNT);
     *out = atoi(v);
     return 0;
@@ -411,13 +419,16 @@ int wb_yaml_decimal(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null
         return 0;
     }
     if (!n || n->type != YAML_SCALAR_NODE)
-        return wb_yaml_fail(err, y, n, "%s must be a number%s, found %s", what, allow_null ? " or ~" : "", n ? node_kind(n) : "nothing");
+        return wb_yaml_fail(err, y, n, allow_null ? _("%s must be a number or ~, found %s") : _("%s must be a number, found %s"), what,
+                            n ? node_kind(n) : _("nothing"));
     const char *v = wb_yaml_scalar(n);
     if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return wb_yaml_fail(err, y, n, "%s must be a number%s, found the quoted string \"%s\"; remove the quotes", what,
-                            allow_null ? " or ~" : "", v);
+        return wb_yaml_fail(err, y, n,
+                            allow_null ? _("%s must be a number or ~, found the quoted string \"%s\"; remove the quotes")
+                                       : _("%s must be a number, found the quoted string \"%s\"; remove the quotes"),
+                            what, v);
     if (v[0] == '-' && ((v[1] >= '0' && v[1] <= '9') || v[1] == '.'))
-        return wb_yaml_fail(err, y, n, "%s is %s, but it cannot be negative", what, v);
+        return wb_yaml_fail(err, y, n, _("%s is %s, but it cannot be negative"), what, v);
     size_t len = strlen(v), digits = 0, dots = 0;
     for (size_t i = 0; i < len; i++) {
         if (v[i] >= '0' && v[i] <= '9') digits++;
@@ -425,9 +436,12 @@ int wb_yaml_decimal(wb_yaml *y, yaml_node_t *n, const char *what, int allow_null
         else digits = 0, dots = 2, i = len; /* anything else: not a number */
     }
     if (digits == 0 || dots > 1 || len > 16)
-        return wb_yaml_fail(err, y, n, "%s must be a number like 180 or 40.5%s, found '%s'", what, allow_null ? " (or ~)" : "", v);
+        return wb_yaml_fail(err, y, n,
+                            allow_null ? _("%s must be a number like 180 or 40.5 (or ~), found '%s'")
+                                       : _("%s must be a number like 180 or 40.5, found '%s'"),
+                            what, v);
     double d = strtod(v, NULL);
-    if (d > max) return wb_yaml_fail(err, y, n, "%s is %s, more than %g: check the number and its unit", what, v, max);
+    if (d > max) return wb_yaml_fail(err, y, n, _("%s is %s, more than %g: check the number and its unit"), what, v, max);
     *out = d;
     return 0;
 }

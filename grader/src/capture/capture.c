@@ -509,7 +509,7 @@ out:
 /* The whole capture or recording (read_file.c: a regular file of at most 2 GiB). */
 static char *slurp(const char *path, size_t *length, wb_error *err) {
     char *text = NULL;
-    if (wb_read_file(path, "capture file", WB_CAPTURE_MAX_BYTES, &text, length, err)) return NULL;
+    if (wb_read_file(path, N_("capture file"), WB_CAPTURE_MAX_BYTES, &text, length, err)) return NULL;
     return text;
 }
 

@@ -111,7 +111,7 @@ const wb_python_info *wb_python_probe(const char *log_dir) {
     char *text = NULL;
     size_t n = 0;
     wb_error read_err = {0};
-    (void)wb_read_file(log, "the Python probe's output", 1 << 20, &text, &n, &read_err);
+    (void)wb_read_file(log, N_("the Python probe's output"), 1 << 20, &text, &n, &read_err);
     if (wb_python_probe_parse(text, &info) != 0) {
         char tail[320];
         last_line(text, tail, sizeof tail);

@@ -159,7 +159,7 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
         size_t n = 0;
         char *data = NULL;
         wb_error read_err = {0};
-        (void)wb_read_file(capture_paths[i], "capture", WB_CAPTURE_MAX_BYTES, &data, &n, &read_err);
+        (void)wb_read_file(capture_paths[i], N_("capture"), WB_CAPTURE_MAX_BYTES, &data, &n, &read_err);
         char *text = run_head(&runs[i], dropped);
         if (!data) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s", read_err.message); /* the lesson's own capture: incomplete */
         else if (n == 0) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture is empty", capture_paths[i]);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char DIFF_USAGE[] =
+const char DIFF_USAGE[] = N_(
     "usage: grader diff A B [--format text|json] [--reveal]\n"
     "\n"
     "Compares two captures: what changed in the profiled window and in each NVTX range (matched by\n"
@@ -32,7 +32,7 @@ const char DIFF_USAGE[] =
     "Times (GPU time of kernels, wall time) are shown as measured, one run each; they vary between\n"
     "runs, so the verdict and exit code never depend on them.\n"
     "\n"
-    "exit: 0 the same launches, 1 they differ, 2 bad usage or input\n";
+    "exit: 0 the same launches, 1 they differ, 2 bad usage or input\n");
 
 static json_t *side_json(const wb_diff_side *s, const wb_run *run) {
     char desc[512];
@@ -55,8 +55,8 @@ int cmd_diff(int argc, char **argv) {
         {"--format", WB_CLI_FORMAT, .text = &format},
     };
     wb_cli_spec s = {.command = "diff", .usage = DIFF_USAGE, .options = options, .n_options = 2, .operands = spec, .n_operands = &n_specs,
-                     .max_operands = 2, .min_operands = 2, .missing = "give two captures to compare",
-                     .too_many = "two captures at a time (also got %s)", .dash_operands = 1};
+                     .max_operands = 2, .min_operands = 2, .missing = N_("give two captures to compare"),
+                     .too_many = N_("two captures at a time (also got %s)"), .dash_operands = 1};
     int parsed = wb_cli_parse(&s, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     int json = !strcmp(format, "json");
@@ -87,7 +87,7 @@ int cmd_diff(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
         wb_capture_diff d;
         if (wb_diff_captures(&ra[i]->capture, &rb[i]->capture, &d)) {
-            fprintf(stderr, "grader diff: out of memory\n");
+            fprintf(stderr, "grader diff: %s\n", _("out of memory"));
             rc = WB_EXIT_INPUT;
             break;
         }
@@ -96,10 +96,17 @@ int cmd_diff(int argc, char **argv) {
             json_array_append_new(comparisons, json_pack("{s:o, s:o, s:o}", "a", side_json(&a, ra[i]), "b", side_json(&b, rb[i]),
                                                          "diff", wb_capture_diff_json(&d)));
         } else {
-            printf("%s%sA: %s, variant %s%s\n", i ? "\n" : "", wb_bold(stdout), a.path, ra[i]->variant, wb_reset(stdout));
-            printf("   %s\n", wb_capture_describe(&ra[i]->capture, desc, sizeof desc));
-            printf("%sB: %s, variant %s%s\n", wb_bold(stdout), b.path, rb[i]->variant, wb_reset(stdout));
-            printf("   %s\n\n", wb_capture_describe(&rb[i]->capture, desc, sizeof desc));
+            /* each side on one line (its path is one word), its GPU wrapped at the terminal's width
+             * (the Japanese words are wider) */
+            printf("%s%s", i ? "\n" : "", wb_bold(stdout));
+            printf(_("A: %s, variant %s"), a.path, ra[i]->variant);
+            printf("%s\n   ", wb_reset(stdout));
+            wb_wrap(stdout, wb_capture_describe(&ra[i]->capture, desc, sizeof desc), 3, 3, wb_term_width(stdout));
+            printf("%s", wb_bold(stdout));
+            printf(_("B: %s, variant %s"), b.path, rb[i]->variant);
+            printf("%s\n   ", wb_reset(stdout));
+            wb_wrap(stdout, wb_capture_describe(&rb[i]->capture, desc, sizeof desc), 3, 3, wb_term_width(stdout));
+            fputc('\n', stdout);
             wb_capture_diff_print(stdout, &d, a.spec, b.spec);
         }
         wb_capture_diff_free(&d);
@@ -110,8 +117,8 @@ int cmd_diff(int argc, char **argv) {
                                         names_json(only_a), "only_in_b", names_json(only_b)));
             comparisons = NULL;
         } else {
-            for (size_t i = 0; only_a[i]; i++) printf("\nVariant %s is only in A (%s)\n", only_a[i], a.path);
-            for (size_t i = 0; only_b[i]; i++) printf("\nVariant %s is only in B (%s)\n", only_b[i], b.path);
+            for (size_t i = 0; only_a[i]; i++) printf(_("\nVariant %s is only in A (%s)\n"), only_a[i], a.path);
+            for (size_t i = 0; only_b[i]; i++) printf(_("\nVariant %s is only in B (%s)\n"), only_b[i], b.path);
         }
         rc = differs ? WB_EXIT_WRONG : WB_EXIT_OK;
     }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char EXPLAIN_USAGE[] =
+const char EXPLAIN_USAGE[] = N_(
     "usage: grader explain NAME... [--format text|json]\n"
     "       grader explain --trace FILE[:VARIANT] [--format text|json] [--reveal]\n"
     "\n"
@@ -33,7 +33,7 @@ const char EXPLAIN_USAGE[] =
     "                          (recorded in your progress); otherwise only after you confirm on a\n"
     "                          terminal, and never elsewhere\n"
     "\n"
-    "exit: 0 explained, 2 bad usage or input\n";
+    "exit: 0 explained, 2 bad usage or input\n");
 
 /* The project's own kernels: where they are defined, when the checkout can be found. */
 static int source_of(const wb_kernel_explanation *e, char *where, size_t cap) {
@@ -50,13 +50,17 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
     char where[4400];
     int found = source_of(e, where, sizeof where) == 0;
     if (found) {
-        snprintf(e->family, sizeof e->family, "compiled from source");
-        snprintf(e->summary, sizeof e->summary, "a kernel compiled from this course's own source (defined where 'source:' "
-                 "says). Its name is its __global__ function's name.");
+        snprintf(e->family, sizeof e->family, "%s", N_("compiled from source"));
+        snprintf(e->summary, sizeof e->summary, "%s", N_("a kernel compiled from this course's own source (defined where 'source:' "
+                                                        "says). Its name is its __global__ function's name."));
     } else if (!strcmp(e->family, "plain kernel name")) {
-        snprintf(e->summary + strlen(e->summary), sizeof e->summary - strlen(e->summary),
-                 " It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
-                 "the grader does not know (docs/kernel-names.md).");
+        /* the summary in the learner's language, then this sentence (printing translates a summary
+         * the catalog has; this one it has not, as a whole) */
+        char summary[sizeof e->summary];
+        snprintf(summary, sizeof summary, "%s %s", _(e->summary),
+                 _("It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
+                   "the grader does not know (docs/kernel-names.md)."));
+        snprintf(e->summary, sizeof e->summary, "%s", summary);
     }
     if (json) {
         json_t *o = wb_kernel_explanation_json(e);
@@ -71,12 +75,16 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
         json_array_append_new(out, o);
     } else {
         wb_kernel_explanation_print(stdout, e);
-        if (found) printf("  source: %s\n", where);
+        if (found) {
+            fputs("  ", stdout);
+            wb_pad(stdout, _("source:"), 8);
+            printf("%s\n", where);
+        }
         if (k) {
             char line[512], cluster[64] = "";
-            if (k->cluster[0] > 0) snprintf(cluster, sizeof cluster, ", cluster (%d,%d,%d)", k->cluster[0], k->cluster[1], k->cluster[2]);
-            snprintf(line, sizeof line, "launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)%s, %d registers/thread, "
-                     "%d B static + %d B dynamic shared memory", launches, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+            if (k->cluster[0] > 0) snprintf(cluster, sizeof cluster, _(", cluster (%d,%d,%d)"), k->cluster[0], k->cluster[1], k->cluster[2]);
+            snprintf(line, sizeof line, _("launch: %zu in the profiled window; grid (%d,%d,%d), block (%d,%d,%d)%s, %d registers/thread, "
+                     "%d B static + %d B dynamic shared memory"), launches, k->grid[0], k->grid[1], k->grid[2], k->block[0],
                      k->block[1], k->block[2], cluster, k->registers_per_thread, k->static_shared, k->dynamic_shared);
             fputs("  ", stdout);
             wb_wrap(stdout, line, 2, 10, wb_term_width(stdout));
@@ -89,7 +97,7 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
 /* Every distinct kernel name of a run, in order of first launch, with its first launch. */
 static void explain_run(const wb_run *run, int json, json_t *out) {
     const wb_capture *c = &run->capture;
-    if (!json) printf("== variant %s (%s, %s): %zu kernel launches captured\n\n", run->variant, c->gpu, c->arch, c->n_kernels);
+    if (!json) printf(_("== variant %s (%s, %s): %zu kernel launches captured\n\n"), run->variant, c->gpu, c->arch, c->n_kernels);
     for (size_t i = 0; i < c->n_kernels; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(c->kernels[j].name, c->kernels[i].name);
@@ -113,14 +121,14 @@ int cmd_explain(int argc, char **argv) {
     const wb_cli_option options[] = {
         {"--reveal", WB_CLI_FLAG, .flag = &reveal},
         {"--format", WB_CLI_FORMAT, .text = &format},
-        {"--trace", WB_CLI_TEXT, .text = &trace, .bad = "--trace needs a file"},
+        {"--trace", WB_CLI_TEXT, .text = &trace, .bad = N_("--trace needs a file")},
     };
     wb_cli_spec spec = {.command = "explain", .usage = EXPLAIN_USAGE, .options = options, .n_options = 3, .operands = names,
                         .n_operands = &n, .max_operands = (size_t)argc, .dash_operands = 1};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return free(names), parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
-    if (!n && !trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give a kernel name (or --trace FILE)");
-    if (n && trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "give kernel names or --trace, not both");
+    if (!n && !trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "%s", _("give a kernel name (or --trace FILE)"));
+    if (n && trace) return free(names), wb_cli_usage_error("explain", EXPLAIN_USAGE, "%s", _("give kernel names or --trace, not both"));
     int json = !strcmp(format, "json");
     json_t *out = json_array();
     int rc = WB_EXIT_OK;

@@ -178,7 +178,7 @@ int cmd_list(int argc, char **argv) {
             row_name(&s[i], name, sizeof name);
             score_text(&s[i], score, sizeof score);
             const char *state_name = s[i].state == WB_STATE_NOT_STARTED && s[i].first_total >= 0 ? _("started again")
-                                                                                                  : _(wb_lesson_state_name(s[i].state));
+                                                                                                  : C_("lesson state", wb_lesson_state_name(s[i].state));
             int state_w = (int)wb_columns(state_name) > 13 ? (int)wb_columns(state_name) : 13;
             printf("%s %-*s %s", (long)i == next ? ">" : " ", name_w, name, state_color(stdout, &s[i]));
             wb_pad(stdout, state_name, 13);

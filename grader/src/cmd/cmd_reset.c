@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char RESET_USAGE[] =
+const char RESET_USAGE[] = N_(
     "usage: grader reset LESSON\n"
     "\n"
     "Starts a lesson again: your predictions.yaml is kept as a backup (predictions.yaml.bak, .bak.2,\n"
@@ -19,7 +19,7 @@ const char RESET_USAGE[] =
     "Your progress keeps its scores: a first-try score stays the first try (grader list shows it).\n"
     "LESSON is a lesson folder, name or number.\n"
     "\n"
-    "exit: 0 reset, 2 bad usage or input (nothing is changed)\n";
+    "exit: 0 reset, 2 bad usage or input (nothing is changed)\n");
 
 static int run_reset(const char *arg, wb_error *err) {
     char dir[4096], root[4096], state[4096], backup[4400], shown[4400], path[4200];

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char SUBMIT_USAGE[] =
+const char SUBMIT_USAGE[] = N_(
     "usage: grader submit [LESSON...] [--name NAME] [--out FILE]\n"
     "\n"
     "Writes your submission for the instructor: one JSON file with the course's identity and, per\n"
@@ -28,7 +28,7 @@ const char SUBMIT_USAGE[] =
     "  --name NAME  your name as the instructor knows it (default: $WB_LEARNER, else your login)\n"
     "  --out FILE   where to write it (default: submission.json in the current folder)\n"
     "\n"
-    "exit: 0 written, 2 bad usage, a lesson not graded yet, or a file that cannot be written\n";
+    "exit: 0 written, 2 bad usage, a lesson not graded yet, or a file that cannot be written\n");
 
 #ifndef WB_VERSION
 #define WB_VERSION "unknown"
@@ -117,7 +117,8 @@ int cmd_submit(int argc, char **argv) {
             name = pw ? pw->pw_name : NULL;
         }
         if (!name || !name_ok(name)) {
-            rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "give your name with --name NAME (1 to 200 characters, no control characters)");
+            rc = wb_cli_usage_error("submit", SUBMIT_USAGE, "%s",
+                                    _("give your name with --name NAME (1 to 200 characters, no control characters)"));
         } else {
             wb_error err = {0};
             rc = run_submit(lessons, n, name, out, &err);

@@ -52,7 +52,7 @@ char *wb_calibration_cached(const wb_calibration_key *k, time_t now, char *measu
     char *text = NULL;
     size_t length;
     wb_error ignored = {0};
-    if (wb_read_file(k->path, "calibration cache", 1u << 16, &text, &length, &ignored)) return NULL;
+    if (wb_read_file(k->path, N_("calibration cache"), 1u << 16, &text, &length, &ignored)) return NULL;
     json_t *root = json_loadb(text, length, 0, NULL);
     free(text);
     json_int_t at = json_integer_value(json_object_get(root, "measured_at_unix"));

@@ -12,13 +12,13 @@
 
 const char *wb_lesson_state_name(wb_lesson_state s) {
     switch (s) {
-    case WB_STATE_NOT_STARTED: return N_("not started");
-    case WB_STATE_IN_PROGRESS: return N_("in progress");
-    case WB_STATE_PREDICTED: return N_("predicted");
-    case WB_STATE_GRADED: return N_("graded");
-    case WB_STATE_REGRADED: return N_("regraded");
-    case WB_STATE_REVEALED: return N_("revealed");
-    case WB_STATE_BROKEN: return N_("broken");
+    case WB_STATE_NOT_STARTED: return NC_("lesson state", "not started");
+    case WB_STATE_IN_PROGRESS: return NC_("lesson state", "in progress");
+    case WB_STATE_PREDICTED: return NC_("lesson state", "predicted");
+    case WB_STATE_GRADED: return NC_("lesson state", "graded");
+    case WB_STATE_REGRADED: return NC_("lesson state", "regraded");
+    case WB_STATE_REVEALED: return NC_("lesson state", "revealed");
+    case WB_STATE_BROKEN: return NC_("lesson state", "broken");
     }
     return "?";
 }

@@ -50,7 +50,9 @@ void wb_lesson_status_get_part(const char *lesson_dir, const char *part, json_t 
  * free, holds *n statuses. -1 when out of memory. */
 int wb_course_statuses(const char *const *lesson_dirs, size_t n_lessons, json_t *progress, wb_lesson_status **out, size_t *n);
 
-/* "not started", "in progress", "predicted", "graded", "regraded", "revealed", "broken". */
+/* "not started", "in progress", "predicted", "graded", "regraded", "revealed", "broken": English,
+ * as JSON writes it; C_("lesson state", name) is the word in the learner's language (the context
+ * keeps the state "predicted" apart from the heading "predicted" of a report). */
 const char *wb_lesson_state_name(wb_lesson_state s);
 
 /* The lesson (part) a learner should do next, as `grader check` without a lesson picks it: the

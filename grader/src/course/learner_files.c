@@ -36,7 +36,7 @@ static char *read_template(const char *lesson_dir, size_t *length, wb_error *err
         return NULL;
     }
     char *text = NULL;
-    if (wb_read_file(path, "predictions template", TEMPLATE_MAX, &text, length, err)) return NULL;
+    if (wb_read_file(path, N_("predictions template"), TEMPLATE_MAX, &text, length, err)) return NULL;
     return text;
 }
 
@@ -92,8 +92,8 @@ int wb_is_untouched_template(const char *path) {
     char *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     wb_error ignored = {0};
-    int same = wb_file_exists(template_path) && !wb_read_file(path, "predictions file", TEMPLATE_MAX, &a, &na, &ignored) &&
-               !wb_read_file(template_path, "predictions template", TEMPLATE_MAX, &b, &nb, &ignored) && na == nb &&
+    int same = wb_file_exists(template_path) && !wb_read_file(path, N_("predictions file"), TEMPLATE_MAX, &a, &na, &ignored) &&
+               !wb_read_file(template_path, N_("predictions template"), TEMPLATE_MAX, &b, &nb, &ignored) && na == nb &&
                !memcmp(a, b, na);
     free(a);
     free(b);

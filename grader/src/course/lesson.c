@@ -346,7 +346,7 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
     l->dir = strdup(lesson_dir);
     l->path = strdup(path);
     wb_yaml y;
-    int rc = data ? wb_yaml_load_buffer(path, "lesson.yaml", data, length, &y, err) : wb_yaml_load(path, "lesson.yaml", &y, err);
+    int rc = data ? wb_yaml_load_buffer(path, N_("lesson.yaml"), data, length, &y, err) : wb_yaml_load(path, N_("lesson.yaml"), &y, err);
     if (rc) {
         if (strstr(err->message, "no such"))
             snprintf(err->message, sizeof err->message,

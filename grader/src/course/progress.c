@@ -37,7 +37,7 @@ int wb_progress_load(const char *state_dir, json_t **out, wb_error *err) {
     }
     char *text;
     size_t length;
-    if (wb_read_file(path, "progress file", PROGRESS_MAX_BYTES, &text, &length, err)) return err->code;
+    if (wb_read_file(path, N_("progress file"), PROGRESS_MAX_BYTES, &text, &length, err)) return err->code;
     json_error_t jerr;
     json_t *root = json_loadb(text, length, 0, &jerr);
     free(text);

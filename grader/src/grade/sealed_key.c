@@ -227,7 +227,7 @@ int wb_sealed_key_open(const char *path, const wb_lesson *l, const char *arch, c
     *sealed = 0;
     char *raw = NULL;
     size_t length = 0;
-    if (wb_read_file(path, "sealed answer key", SEALED_MAX_BYTES, &raw, &length, err)) return err->code;
+    if (wb_read_file(path, N_("sealed answer key"), SEALED_MAX_BYTES, &raw, &length, err)) return err->code;
     json_error_t jerr;
     json_t *doc = json_loadb(raw, length, 0, &jerr);
     free(raw);

@@ -30,19 +30,19 @@ void wb_answer_key_free(wb_answer_key *k) {
 
 static int read_arch(wb_yaml *y, const char *lesson, const char *arch, yaml_node_t *n, wb_arch_answers *a, wb_error *err) {
     char what[128];
-    snprintf(what, sizeof what, "architecture '%s'", arch);
+    snprintf(what, sizeof what, _("architecture '%s'"), arch);
     if (wb_yaml_expect_mapping(y, n, what, ARCH_KEYS, err)) return err->code;
     a->arch = strdup(arch);
     yaml_node_t *status = wb_yaml_get(y, n, "status");
     const char *s = wb_yaml_scalar(status);
     if (!s || (strcmp(s, "verified") && strcmp(s, "unverified")))
-        return wb_yaml_fail(err, y, status ? status : n, "%s: 'status' must be verified or unverified", what);
+        return wb_yaml_fail(err, y, status ? status : n, _("%s: 'status' must be verified or unverified"), what);
     a->verified = !strcmp(s, "verified");
     yaml_node_t *on = wb_yaml_get(y, n, "verified_on");
     if (on && wb_yaml_string(y, on, "'verified_on'", &a->verified_on, err)) return err->code;
     yaml_node_t *list = wb_yaml_get(y, n, "predictions");
-    if (!list) return wb_yaml_fail(err, y, n, "%s has no 'predictions'", what);
-    snprintf(what, sizeof what, "the predictions of architecture '%s'", arch);
+    if (!list) return wb_yaml_fail(err, y, n, _("%s has no 'predictions'"), what);
+    snprintf(what, sizeof what, _("the predictions of architecture '%s'"), arch);
     if (wb_predictions_from_node(y, list, what, &a->answers, err)) return err->code;
     a->answers.path = strdup(y->path);
     a->answers.lesson = strdup(lesson);
@@ -52,7 +52,7 @@ static int read_arch(wb_yaml *y, const char *lesson, const char *arch, yaml_node
             const wb_fact *f = &a->answers.items[i].facts[j];
             if (f->predicted < 0)
                 return wb_fail_at(err, WB_EXIT_INPUT, y->path, f->line, f->column,
-                                  "the answer key leaves %s of '%s' as ~; every answer needs a value",
+                                  _("the answer key leaves %s of '%s' as ~; every answer needs a value"),
                                   f->label, a->answers.items[i].id);
         }
     return 0;
@@ -63,15 +63,15 @@ static int load_key(const char *path, const char *data, size_t length, wb_answer
     memset(k, 0, sizeof *k);
     k->path = strdup(path);
     wb_yaml y;
-    int rc = data ? wb_yaml_load_buffer(path, "answer key", data, length, &y, err) : wb_yaml_load(path, "answer key", &y, err);
+    int rc = data ? wb_yaml_load_buffer(path, N_("answer key"), data, length, &y, err) : wb_yaml_load(path, N_("answer key"), &y, err);
     if (rc) goto out;
     yaml_node_t *root = wb_yaml_root(&y);
-    if ((rc = wb_yaml_expect_mapping(&y, root, "the answer key", TOP_KEYS, err))) goto out;
+    if ((rc = wb_yaml_expect_mapping(&y, root, _("the answer key"), TOP_KEYS, err))) goto out;
     yaml_node_t *lesson = wb_yaml_get(&y, root, "lesson");
     if ((rc = wb_yaml_string(&y, lesson ? lesson : root, "'lesson'", &k->lesson, err))) goto out;
     yaml_node_t *archs = wb_yaml_get(&y, root, "architectures");
     if (!archs) { /* checking root in its place passed, then archs was read: found by fuzz_answer_key */
-        rc = wb_yaml_fail(err, &y, root, "the answer key has no 'architectures' (sm_90: {status: ..., predictions: [...]})");
+        rc = wb_yaml_fail(err, &y, root, "%s", _("the answer key has no 'architectures' (sm_90: {status: ..., predictions: [...]})"));
         goto out;
     }
     if ((rc = wb_yaml_expect_mapping(&y, archs, "'architectures'", NULL, err))) goto out;
@@ -82,7 +82,7 @@ static int load_key(const char *path, const char *data, size_t length, wb_answer
         const char *arch = wb_yaml_scalar(yaml_document_get_node(&y.doc, p->key));
         k->n_archs = i + 1;
         if (strncmp(arch, "sm_", 3) != 0) {
-            rc = wb_yaml_fail(err, &y, yaml_document_get_node(&y.doc, p->key), "'%s' is not an architecture like sm_90", arch);
+            rc = wb_yaml_fail(err, &y, yaml_document_get_node(&y.doc, p->key), _("'%s' is not an architecture like sm_90"), arch);
             goto out;
         }
         if ((rc = read_arch(&y, k->lesson, arch, yaml_document_get_node(&y.doc, p->value), &k->archs[i], err))) goto out;

@@ -21,9 +21,9 @@ static int has_version_suffix(const char *s) {
 }
 
 int wb_check_api_key(const char *key, char *why, size_t cap) {
-    if (!is_api_name(key)) return snprintf(why, cap, "'%s' is not an API name (like cudaLaunchKernel)", key), -1;
+    if (!is_api_name(key)) return snprintf(why, cap, _("'%s' is not an API name (like cudaLaunchKernel)"), key), -1;
     if (has_version_suffix(key))
-        return snprintf(why, cap, "write the plain API name without its _vNNNN suffix, e.g. '%.*s'", (int)(strrchr(key, '_') - key), key),
+        return snprintf(why, cap, _("write the plain API name without its _vNNNN suffix, e.g. '%.*s'"), (int)(strrchr(key, '_') - key), key),
                -1;
     return 0;
 }

@@ -38,8 +38,8 @@ static int bound_read(wb_yaml *y, yaml_node_t *node, const char *what, int *pred
     *us = 0;
     *predicted = wb_yaml_is_null(node) ? -1 : wb_bound_parse(wb_yaml_scalar(node));
     if (*predicted < 0 && !wb_yaml_is_null(node))
-        return wb_yaml_fail(err, y, node, "%s must be overhead, memory or compute (or ~), found '%s'", what,
-                            node && node->type == YAML_SCALAR_NODE ? wb_yaml_scalar(node) : "a list or mapping");
+        return wb_yaml_fail(err, y, node, _("%s must be overhead, memory or compute (or ~), found '%s'"), what,
+                            node && node->type == YAML_SCALAR_NODE ? wb_yaml_scalar(node) : _("a list or mapping"));
     return 0;
 }
 

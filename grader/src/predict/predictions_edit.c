@@ -42,14 +42,14 @@ static int edit_span_cmp(const void *a, const void *b) {
 char *wb_predictions_fill_text(const char *path, const char *text, size_t length, const wb_answer_edit *edits, size_t n,
                                wb_error *err) {
     edit_span *s = calloc(n + 1, sizeof *s);
-    if (!s) return wb_fail(err, WB_EXIT_INPUT, "out of memory"), NULL;
+    if (!s) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")), NULL;
     for (size_t i = 0; i < n; i++) {
         long off = wb_yaml_offset_of(text, length, edits[i].line, edits[i].column);
         long len = off >= 0 ? null_token_length(text + off, length - (size_t)off) : -1;
         if (len < 0) {
             free(s);
             wb_fail_at(err, WB_EXIT_INPUT, path, edits[i].line, edits[i].column,
-                       "expected ~ here; the file changed while the grader was asking. Nothing was written");
+                       "%s", _("expected ~ here; the file changed while the grader was asking. Nothing was written"));
             return NULL;
         }
         s[i] = (edit_span){off, len, edits[i].value, edits[i].text[0] ? edits[i].text : NULL};
@@ -128,14 +128,14 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
                         size_t backup_cap, wb_error *err) {
     /* a symlinked file is written where it points: the link stays a link */
     char target[PATH_MAX];
-    if (!realpath(path, target)) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot reopen the predictions file to write answers", path);
+    if (!realpath(path, target)) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot reopen the predictions file to write answers"), path);
     /* Read again, through the reader's bound: the file the grader read may have changed since */
     struct stat st;
     size_t length = 0;
     char *text;
     wb_error read_err = {0};
-    if (wb_read_file_and_stat(path, "predictions file", WB_YAML_MAX_BYTES, &text, &length, &st, &read_err))
-        return wb_fail(err, read_err.code, "%s (reopened to write answers: nothing was written)", read_err.message);
+    if (wb_read_file_and_stat(path, N_("predictions file"), WB_YAML_MAX_BYTES, &text, &length, &st, &read_err))
+        return wb_fail(err, read_err.code, _("%s (reopened to write answers: nothing was written)"), read_err.message);
     char *updated = wb_predictions_fill_text(path, text, length, edits, n, err);
     if (!updated) {
         free(text);
@@ -152,7 +152,7 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
         wb_kill_point("predictions", 1);
         if (fd < 0 || write_all(fd, text, length) || fsync(fd)) {
             if (fd >= 0) close(fd), unlink(bak);
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the backup %s; nothing was changed", path, bak);
+            rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the backup %s; nothing was changed"), path, bak);
             goto out;
         }
         close(fd);
@@ -166,8 +166,9 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     size_t updated_length = strlen(updated);
     if (fd < 0 || write_halves(fd, updated, updated_length) || (wb_kill_point("predictions", 5), fsync(fd))) {
         if (fd >= 0) close(fd), unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the answers (is the disk full?); your file is unchanged%s%s", path,
-                     bak[0] ? ", and kept as " : "", bak);
+        rc = bak[0] ? wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the answers (is the disk full?); your file is unchanged, and kept as %s"),
+                              path, bak)
+                    : wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the answers (is the disk full?); your file is unchanged"), path);
         goto out;
     }
     close(fd);
@@ -175,8 +176,9 @@ int wb_predictions_fill(const char *path, const wb_answer_edit *edits, size_t n,
     /* 3. the switch, then the folder on disk */
     if (rename(tmp, target) != 0) {
         unlink(tmp);
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot replace the file with the answers; it is unchanged%s%s", path,
-                     bak[0] ? ", and kept as " : "", bak);
+        rc = bak[0] ? wb_fail(err, WB_EXIT_INPUT, _("%s: cannot replace the file with the answers; it is unchanged, and kept as %s"),
+                              path, bak)
+                    : wb_fail(err, WB_EXIT_INPUT, _("%s: cannot replace the file with the answers; it is unchanged"), path);
         goto out;
     }
     wb_kill_point("predictions", 7);

@@ -57,7 +57,7 @@ static int read_entry(wb_yaml *y, yaml_node_t *n, const char *id, const char *co
 int wb_translation_load(const char *path, wb_translation_kind kind, wb_translation *t, wb_error *err) {
     memset(t, 0, sizeof *t);
     wb_yaml y;
-    int rc = wb_yaml_load(path, "translation", &y, err);
+    int rc = wb_yaml_load(path, N_("translation"), &y, err);
     t->path = strdup(path);
     if (rc) goto out;
     yaml_node_t *root = wb_yaml_root(&y);

@@ -510,9 +510,11 @@ static void nvtx_lane(FILE *f, const step_view *s, const layout *l) {
         double x = boxes[k].x, w = boxes[k].w, y = l->nvtx_y + row * l->nvtx_row;
         fprintf(f, "<g class=\"range depth%d\" data-name=\"", row % 5);
         xml(f, r->name);
-        fprintf(f, "\"><title>range ");
+        fprintf(f, "\"><title>%s ", _("range"));
         xml(f, r->name);
-        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s</title>", us(r->end - r->start), us(r->start - s->start));
+        fputc('\n', f);
+        fprintf(f, _("%.2f &#181;s, from %.2f &#181;s"), us(r->end - r->start), us(r->start - s->start));
+        fputs("</title>", f);
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, l->nvtx_row - 3);
         box_label(f, x, y + 12.5, w, boxes[k].room, &used, r->name, "box-label dark");
         fputs("</g>", f);
@@ -552,8 +554,10 @@ static void host_lane(FILE *f, const step_view *s, const layout *l, const char *
         xml(f, a->name);
         fputs("\"><title>", f);
         xml(f, a->name);
-        fprintf(f, "%s\n%.2f &#181;s, from %.2f &#181;s%s</title>", a->driver ? " (driver API)" : " (runtime API)", us(a->end - a->start),
-                ((double)a->start - (double)s->start) / 1000.0, a->nested ? "\nmade by the runtime inside another call" : "");
+        fprintf(f, " %s\n", a->driver ? _("(driver API)") : _("(runtime API)"));
+        fprintf(f, _("%.2f &#181;s, from %.2f &#181;s"), us(a->end - a->start), ((double)a->start - (double)s->start) / 1000.0);
+        if (a->nested) fprintf(f, "\n%s", _("made by the runtime inside another call"));
+        fputs("</title>", f);
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>", x, y, w, h);
         if (!a->nested) box_label(f, x, y + 16, w, boxes[k].room, &used, a->name, "box-label");
         fputs("</g>", f);
@@ -567,22 +571,28 @@ static void describe_work(FILE *f, const step_view *s, size_t i) {
     if (i < c->n_kernels) {
         const wb_kernel *k = &c->kernels[i];
         xml(f, k->name);
-        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s; grid (%d, %d, %d), block (%d, %d, %d)%s", us(k->end - k->start),
+        fputc('\n', f);
+        fprintf(f, _("%.2f &#181;s, from %.2f &#181;s; grid (%d, %d, %d), block (%d, %d, %d)"), us(k->end - k->start),
                 ((double)k->start - (double)s->start) / 1000.0, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                k->block[2], wb_is_gemm(k->name, NULL) ? "\na matrix multiply (GEMM)" : "");
-        if (k->graph_id) fprintf(f, "\nfrom CUDA graph %u", k->graph_id);
+                k->block[2]);
+        if (wb_is_gemm(k->name, NULL)) fprintf(f, "\n%s", _("a matrix multiply (GEMM)"));
+        if (k->graph_id) {
+            fputc('\n', f);
+            fprintf(f, _("from CUDA graph %u"), k->graph_id);
+        }
     } else {
         const wb_gpu_op *o = &c->ops[i - c->n_kernels];
-        if (o->kind == WB_GPU_MEMCPY) fprintf(f, "memcpy %s, %llu bytes", o->copy_kind, (unsigned long long)o->bytes);
-        else fprintf(f, "memset, %llu bytes", (unsigned long long)o->bytes);
-        fprintf(f, "\n%.2f &#181;s, from %.2f &#181;s", us(o->end - o->start), ((double)o->start - (double)s->start) / 1000.0);
+        if (o->kind == WB_GPU_MEMCPY) fprintf(f, _("memcpy %s, %llu bytes"), o->copy_kind, (unsigned long long)o->bytes);
+        else fprintf(f, _("memset, %llu bytes"), (unsigned long long)o->bytes);
+        fputc('\n', f);
+        fprintf(f, _("%.2f &#181;s, from %.2f &#181;s"), us(o->end - o->start), ((double)o->start - (double)s->start) / 1000.0);
     }
     long api = i < c->n_kernels ? c->kernels[i].api : c->ops[i - c->n_kernels].api;
     if (api >= 0) {
-        fputs("\nlaunched by ", f);
+        fprintf(f, "\n%s ", _("launched by"));
         xml(f, c->api[api].name);
     }
-    if (!s->launched_here[i]) fputs("\nlaunched outside this step", f);
+    if (!s->launched_here[i]) fprintf(f, "\n%s", _("launched outside this step"));
 }
 
 static void work_name(const wb_capture *c, size_t i, char *buf, size_t cap) {
@@ -648,9 +658,16 @@ static void arrows(FILE *f, const step_view *s, const layout *l) {
         char name[2048];
         work_name(c, i, name, sizeof name);
         fprintf(f, "<path class=\"arrow\" d=\"M%.2f %.1f C%.2f %.1f %.2f %.1f %.2f %.1f\"><title>", x1, y1, x1, my, x2, my, x2, y2);
-        xml(f, a->name);
-        fputs(" launched ", f);
-        xml(f, name);
+        /* "CALL launched WORK", in the language's word order: both names escaped first */
+        char *call = NULL, *work = NULL;
+        size_t n_call = 0, n_work = 0;
+        FILE *m = open_memstream(&call, &n_call);
+        if (m) xml(m, a->name), fclose(m);
+        m = open_memstream(&work, &n_work);
+        if (m) xml(m, name), fclose(m);
+        fprintf(f, _("%s launched %s"), call ? call : "", work ? work : "");
+        free(call);
+        free(work);
         fputs("</title></path>", f);
     }
     fputs("</g>\n", f);
@@ -755,8 +772,9 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         fputs("</title></rect>", f);
         if (fl) {
             double xf = x0 + (x1 - x0) * fl->floor_ns / scale_ns;
-            fprintf(f, "<line class=\"floor\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"><title>floor: %.2f &#181;s%s%s</title></line>",
-                    xf, y - 2, xf, y + 20, fl->floor_ns / 1000, fl->bound ? ", " : "", fl->bound ? fl->bound : "");
+            fprintf(f, "<line class=\"floor\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"><title>", xf, y - 2, xf, y + 20);
+            fprintf(f, _("floor: %.2f &#181;s"), fl->floor_ns / 1000);
+            fprintf(f, "%s%s</title></line>", fl->bound ? ", " : "", fl->bound ? fl->bound : "");
         }
         fprintf(f, "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">", x1 + 10, y + (fl ? 10 : 14));
         fprintf(f, _("wall %.2f &#181;s, GPU %.2f &#181;s"), wall / 1000, gpu[k] / 1000);
@@ -832,8 +850,8 @@ size_t wb_timeline_floors(const wb_lesson *l, const wb_recording *rec, wb_range_
         wb_bound_of(0, 0, w, &rec->calibration, &in);
         if (in.floor_us <= 0) continue;
         out[n++] = (wb_range_floor){w->variant, w->range, in.floor_us * 1000.0,
-                                    in.compute_us > in.memory_us ? "compute-bound: FLOPs over the GEMM rate"
-                                                                 : "memory-bound: bytes over the copy bandwidth"};
+                                    in.compute_us > in.memory_us ? _("compute-bound: FLOPs over the GEMM rate")
+                                                                 : _("memory-bound: bytes over the copy bandwidth")};
     }
     return n;
 }

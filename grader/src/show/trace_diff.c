@@ -333,29 +333,46 @@ static const char *short_name(const char *name, char *buf, size_t cap) {
 }
 
 static void change_text(char *buf, size_t cap, double a, double b, int percent) {
-    if (!differ(a, b)) snprintf(buf, cap, "same");
+    if (!differ(a, b)) snprintf(buf, cap, "%s", _("same"));
     else if (percent && a > 0) snprintf(buf, cap, "%+.1f%%", 100.0 * (b - a) / a);
     else snprintf(buf, cap, "%+g", b - a);
 }
 
-static void row(FILE *f, const char *label, double a, double b, int percent, const char *fmt) {
-    char ca[32], cb[32], ch[32];
+/* One row of the tables: indent, then the label padded to 34 display columns (a Japanese label's
+ * characters take two each), A, B and the change. */
+static void row_at(FILE *f, const char *indent, const char *label, double a, double b, int percent, const char *fmt) {
+    char ca[32], cb[32], ch[32], text[160];
     snprintf(ca, sizeof ca, fmt, a);
     snprintf(cb, sizeof cb, fmt, b);
     change_text(ch, sizeof ch, a, b, percent);
-    fprintf(f, "  %-34s %12s %12s  %s\n", label, ca, cb, ch);
+    snprintf(text, sizeof text, "%s%s", indent, label);
+    fputs("  ", f);
+    wb_pad(f, text, 34);
+    fprintf(f, " %12s %12s  %s\n", ca, cb, ch);
 }
+
+static void row(FILE *f, const char *label, double a, double b, int percent, const char *fmt) {
+    row_at(f, "", label, a, b, percent, fmt);
+}
+
+/* "2 occurrences", "1 kernel": a count and its noun; format is the catalog's plural form for n. */
+static const char *counted(char *buf, size_t cap, const char *format, double n) {
+    snprintf(buf, cap, format, n);
+    return buf;
+}
+#define PLURAL(n) ((n) == 1 ? 1UL : 2UL)
 
 void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_a, const char *label_b) {
     char buf[80];
-    fprintf(f, "Whole profiled window %*s %12s %12s  change\n", 13, "", "A", "B");
-    row(f, "kernels", (double)d->kernels_a, (double)d->kernels_b, 0, "%.0f");
-    row(f, "GPU time of kernels (us)", (double)d->gpu_ns_a / 1e3, (double)d->gpu_ns_b / 1e3, 1, "%.2f");
-    if (d->wall_ns_a || d->wall_ns_b) row(f, "wall time of the window (us)", (double)d->wall_ns_a / 1e3, (double)d->wall_ns_b / 1e3, 1, "%.2f");
+    wb_pad(f, _("Whole profiled window"), 35);
+    fprintf(f, " %12s %12s  %s\n", "A", "B", _("change"));
+    row(f, _("kernels"), (double)d->kernels_a, (double)d->kernels_b, 0, "%.0f");
+    row(f, _("GPU time of kernels (us)"), (double)d->gpu_ns_a / 1e3, (double)d->gpu_ns_b / 1e3, 1, "%.2f");
+    if (d->wall_ns_a || d->wall_ns_b) row(f, _("wall time of the window (us)"), (double)d->wall_ns_a / 1e3, (double)d->wall_ns_b / 1e3, 1, "%.2f");
     row(f, "memcpys", (double)d->memcpys_a, (double)d->memcpys_b, 0, "%.0f");
     row(f, "memsets", (double)d->memsets_a, (double)d->memsets_b, 0, "%.0f");
-    row(f, "API calls", (double)d->api_a, (double)d->api_b, 0, "%.0f");
-    fprintf(f, "  kernel launches by name:\n");
+    row(f, _("API calls"), (double)d->api_a, (double)d->api_b, 0, "%.0f");
+    fprintf(f, "  %s\n", _("kernel launches by name:"));
     for (size_t i = 0; i < d->n_kernel_names; i++) {
         const wb_count_pair *p = &d->kernel_names[i];
         char label[96];
@@ -370,64 +387,81 @@ void wb_capture_diff_print(FILE *f, const wb_capture_diff *d, const char *label_
     int any = 0;
     for (size_t i = 0; i < d->n_api_names; i++)
         if (differ(d->api_names[i].a, d->api_names[i].b)) {
-            if (!any++) fprintf(f, "  API calls that differ:\n");
-            char label[96];
-            snprintf(label, sizeof label, "  %s", d->api_names[i].name);
-            row(f, label, d->api_names[i].a, d->api_names[i].b, 0, "%.0f");
+            if (!any++) fprintf(f, "  %s\n", _("API calls that differ:"));
+            row_at(f, "  ", d->api_names[i].name, d->api_names[i].a, d->api_names[i].b, 0, "%.0f");
         }
 
-    fprintf(f, "\nNVTX ranges (per occurrence: the mean over occurrences)\n");
-    if (d->n_ranges == 0) fprintf(f, "  (no NVTX ranges in either profiled window)\n");
+    fprintf(f, "\n%s\n", _("NVTX ranges (per occurrence: the mean over occurrences)"));
+    if (d->n_ranges == 0) fprintf(f, "  %s\n", _("(no NVTX ranges in either profiled window)"));
     for (size_t i = 0; i < d->n_ranges; i++) {
         const wb_range_diff *r = &d->ranges[i];
+        char occ[64], kern[64], api[64];
         if (!r->occ_b || !r->occ_a) {
             double k = r->occ_a ? r->kernels_a : r->kernels_b;
-            fprintf(f, "\n  %s: only in %s (%zu occurrence%s, %g kernel%s each)\n", r->name, r->occ_a ? "A" : "B",
-                    r->occ_a + r->occ_b, r->occ_a + r->occ_b == 1 ? "" : "s", k, k == 1 ? "" : "s");
+            fputs("\n  ", f);
+            fprintf(f, r->occ_a ? _("%s: only in A (%s, %s each)") : _("%s: only in B (%s, %s each)"), r->name,
+                    counted(occ, sizeof occ, wb_ngettext("%.0f occurrence", "%.0f occurrences", PLURAL(r->occ_a + r->occ_b)),
+                            (double)(r->occ_a + r->occ_b)),
+                    counted(kern, sizeof kern, wb_ngettext("%g kernel", "%g kernels", PLURAL(k)), k));
+            fputc('\n', f);
             continue;
         }
         if (!range_differs(r)) {
             char line[600];
-            snprintf(line, sizeof line, "%s: %zu occurrence%s in each, the same launches (%g kernel%s, %g API call%s each)", r->name,
-                     r->occ_a, r->occ_a == 1 ? "" : "s", r->kernels_a, r->kernels_a == 1 ? "" : "s", r->api_a,
-                     r->api_a == 1 ? "" : "s");
+            snprintf(line, sizeof line, _("%s: %s in each, the same launches (%s, %s each)"), r->name,
+                     counted(occ, sizeof occ, wb_ngettext("%.0f occurrence", "%.0f occurrences", PLURAL(r->occ_a)), (double)r->occ_a),
+                     counted(kern, sizeof kern, wb_ngettext("%g kernel", "%g kernels", PLURAL(r->kernels_a)), r->kernels_a),
+                     counted(api, sizeof api, wb_ngettext("%g API call", "%g API calls", PLURAL(r->api_a)), r->api_a));
             fputs("\n  ", f);
             wb_wrap(f, line, 2, 4, wb_term_width(f));
-            row(f, "  GPU time (us)", r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
-            row(f, "  wall time (us)", r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
+            row_at(f, "  ", _("GPU time (us)"), r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
+            row_at(f, "  ", _("wall time (us)"), r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
             continue;
         }
-        fprintf(f, "\n  %s: %zu occurrence%s in A, %zu in B\n", r->name, r->occ_a, r->occ_a == 1 ? "" : "s", r->occ_b);
-        row(f, "  kernels", r->kernels_a, r->kernels_b, 0, "%g");
-        row(f, "  API calls", r->api_a, r->api_b, 0, "%g");
-        for (size_t k = 0; k < r->n_api; k++) {
-            char label[96];
-            snprintf(label, sizeof label, "    %s", r->api[k].name);
-            row(f, label, r->api[k].a, r->api[k].b, 0, "%g");
-        }
+        fputs("\n  ", f);
+        fprintf(f, _("%s: %s in A, %zu in B"), r->name,
+                counted(occ, sizeof occ, wb_ngettext("%.0f occurrence", "%.0f occurrences", PLURAL(r->occ_a)), (double)r->occ_a),
+                r->occ_b);
+        fputc('\n', f);
+        row_at(f, "  ", _("kernels"), r->kernels_a, r->kernels_b, 0, "%g");
+        row_at(f, "  ", _("API calls"), r->api_a, r->api_b, 0, "%g");
+        for (size_t k = 0; k < r->n_api; k++) row_at(f, "    ", r->api[k].name, r->api[k].a, r->api[k].b, 0, "%g");
         if (differ(r->memcpys_a, r->memcpys_b)) row(f, "  memcpys", r->memcpys_a, r->memcpys_b, 0, "%g");
         if (differ(r->memsets_a, r->memsets_b)) row(f, "  memsets", r->memsets_a, r->memsets_b, 0, "%g");
-        row(f, "  GPU time (us)", r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
-        row(f, "  wall time (us)", r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
+        row_at(f, "  ", _("GPU time (us)"), r->gpu_ns_a / 1e3, r->gpu_ns_b / 1e3, 1, "%.2f");
+        row_at(f, "  ", _("wall time (us)"), r->wall_ns_a / 1e3, r->wall_ns_b / 1e3, 1, "%.2f");
         for (size_t k = 0; k < r->n_changes; k++) {
             const wb_seq_change *c = &r->changes[k];
             char b2[80];
-            if (c->kind == WB_SEQ_RENAMED)
-                fprintf(f, "    renamed   kernel %ld: %s\n              -> %s\n", c->pos_a + 1, short_name(c->a, buf, sizeof buf),
-                        short_name(c->b, b2, sizeof b2));
-            else if (c->kind == WB_SEQ_REMOVED)
-                fprintf(f, "    removed   kernel %ld: %s\n", c->pos_a + 1, short_name(c->a, buf, sizeof buf));
-            else
-                fprintf(f, "    added     kernel %ld: %s\n", c->pos_b + 1, short_name(c->b, buf, sizeof buf));
+            /* the action word padded to 10 columns, so that the kernel numbers line up */
+            fputs("    ", f);
+            if (c->kind == WB_SEQ_RENAMED) {
+                wb_pad(f, _("renamed"), 10);
+                fprintf(f, _("kernel %ld: %s"), c->pos_a + 1, short_name(c->a, buf, sizeof buf));
+                fprintf(f, "\n              -> %s\n", short_name(c->b, b2, sizeof b2));
+            } else if (c->kind == WB_SEQ_REMOVED) {
+                wb_pad(f, _("removed"), 10);
+                fprintf(f, _("kernel %ld: %s"), c->pos_a + 1, short_name(c->a, buf, sizeof buf));
+                fputc('\n', f);
+            } else {
+                wb_pad(f, _("added"), 10);
+                fprintf(f, _("kernel %ld: %s"), c->pos_b + 1, short_name(c->b, buf, sizeof buf));
+                fputc('\n', f);
+            }
         }
-        if (r->varies_a || r->varies_b)
-            fprintf(f, "    note: the occurrences of %s in %s launch different kernels; the sequence compared is the "
-                       "first occurrence's\n", r->name, r->varies_a && r->varies_b ? "A and B" : r->varies_a ? "A" : "B");
+        if (r->varies_a || r->varies_b) {
+            char line[600];
+            snprintf(line, sizeof line, _("note: the occurrences of %s in %s launch different kernels; the sequence compared is the "
+                                          "first occurrence's"),
+                     r->name, r->varies_a && r->varies_b ? _("A and B") : r->varies_a ? "A" : "B");
+            fputs("    ", f);
+            fputs(line, f);
+            fputc('\n', f);
+        }
     }
-    fprintf(f, "\n%s\n", d->differs ? "The captures launch different work."
-                                    : "Same launches in both.");
-    wb_wrap(f, "The verdict (and exit code) counts launches, calls, copies and names; the times above are one run each, "
-               "shown as measured: they vary between runs, so they never decide it.", 0, 0, wb_term_width(f));
+    fprintf(f, "\n%s\n", d->differs ? _("The captures launch different work.") : _("Same launches in both."));
+    wb_wrap(f, _("The verdict (and exit code) counts launches, calls, copies and names; the times above are one run each, "
+                 "shown as measured: they vary between runs, so they never decide it."), 0, 0, wb_term_width(f));
     (void)label_a;
     (void)label_b;
 }
@@ -481,12 +515,12 @@ void wb_diff_side_free(wb_diff_side *s) {
 static int load_file(const char *path, wb_diff_side *s, wb_error *err) {
     char *text = NULL;
     size_t length = 0;
-    if (wb_read_file(path, "capture or recording", WB_CAPTURE_MAX_BYTES, &text, &length, err)) return err->code;
+    if (wb_read_file(path, N_("capture or recording"), WB_CAPTURE_MAX_BYTES, &text, &length, err)) return err->code;
     json_error_t jerr;
     json_t *root = json_loadb(text, length, 0, &jerr);
     if (!root) {
         free(text);
-        return wb_fail_at(err, WB_EXIT_INPUT, path, jerr.line, jerr.column, "not a capture or recording: %s", jerr.text);
+        return wb_fail_at(err, WB_EXIT_INPUT, path, jerr.line, jerr.column, _("not a capture or recording: %s"), jerr.text);
     }
     /* the format is copied: it lives in root, freed before the message that quotes it */
     const char *format_value = json_string_value(json_object_get(root, "format"));
@@ -500,14 +534,14 @@ static int load_file(const char *path, wb_diff_side *s, wb_error *err) {
     if (recording) {
         if (!(rc = wb_recording_load_buffer(path, text, length, &s->rec, err))) s->rec.path = strdup(path);
     } else if (!capture) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: neither a recording (traces/sm_NN.json) nor a capture file (format is %s)", path,
+        rc = wb_fail(err, WB_EXIT_INPUT, _("%s: neither a recording (traces/sm_NN.json) nor a capture file (format is %s)"), path,
                      format);
     } else {
         s->is_capture = 1;
         s->rec.runs = calloc(1, sizeof *s->rec.runs);
         if (!s->rec.runs) {
             free(text);
-            return wb_fail(err, WB_EXIT_INPUT, "%s: out of memory", path);
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory"), path);
         }
         s->rec.n_runs = 1;
         s->rec.runs[0].variant = strdup("capture");
@@ -543,20 +577,20 @@ int wb_diff_side_load(const char *spec, wb_diff_side *s, wb_error *err) {
         snprintf(prefix, sizeof prefix, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
         if (colon) snprintf(s->variant, sizeof s->variant, "%s", colon + 1);
         wb_error ref_err = {0};
-        if (colon && !colon[1]) return wb_fail(err, WB_EXIT_INPUT, "%s: no variant after ':'", spec);
+        if (colon && !colon[1]) return wb_fail(err, WB_EXIT_INPUT, _("%s: no variant after ':'"), spec);
         if (wb_exists_not_dir(prefix)) rc = load_file(prefix, s, err);
         else if (wb_resolve_lesson(prefix, dir, sizeof dir, &ref_err) == 0) rc = load_lesson(dir, s, err);
         else
-            return wb_fail(err, WB_EXIT_INPUT, "%s: no such recording, capture file or lesson (%s)", prefix, ref_err.message);
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: no such recording, capture file or lesson (%s)"), prefix, ref_err.message);
     }
     if (rc) return rc;
     if (s->variant[0] && s->is_capture)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: a capture file holds one run; drop ':%s'", s->path, s->variant);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: a capture file holds one run; drop ':%s'"), s->path, s->variant);
     if (s->variant[0] && !wb_recording_run(&s->rec, s->variant)) {
         char list[1024] = "";
         for (size_t i = 0; i < s->rec.n_runs; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", s->rec.runs[i].variant);
-        return wb_fail(err, WB_EXIT_INPUT, "%s has no variant '%s' (it has: %s)", s->path, s->variant, list);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s has no variant '%s' (it has: %s)"), s->path, s->variant, list);
     }
     return 0;
 }
@@ -583,7 +617,7 @@ int wb_diff_pair_runs(const wb_diff_side *x, const wb_diff_side *y, const wb_run
     if (rx || ry) {
         const wb_diff_side *many = rx ? y : x;
         variant_list(many, list, sizeof list);
-        return wb_fail(err, WB_EXIT_INPUT, "%s holds several variants (%s): name one, e.g. %s:%s", many->spec, list, many->spec,
+        return wb_fail(err, WB_EXIT_INPUT, _("%s holds several variants (%s): name one, e.g. %s:%s"), many->spec, list, many->spec,
                        many->rec.runs[0].variant);
     }
     /* both hold several and neither names one: pair every variant by name */
@@ -600,7 +634,7 @@ int wb_diff_pair_runs(const wb_diff_side *x, const wb_diff_side *y, const wb_run
         char other[1024];
         variant_list(x, list, sizeof list);
         variant_list(y, other, sizeof other);
-        return wb_fail(err, WB_EXIT_INPUT, "%s (%s) and %s (%s) have no variant in common: name one on each side, e.g. %s:%s",
+        return wb_fail(err, WB_EXIT_INPUT, _("%s (%s) and %s (%s) have no variant in common: name one on each side, e.g. %s:%s"),
                        x->spec, list, y->spec, other, x->spec, x->rec.runs[0].variant);
     }
     return 0;

@@ -49,6 +49,59 @@ out=$(LANG=ja_JP.UTF-8 "$GRADER" --lang en --help); contains "$out" "usage: grad
 out=$(LANG=ja_JP.UTF-8 "$GRADER" check --lang=ja --help); contains "$out" "使い方: grader check" "--lang after the command"
 "$GRADER" --lang fr --help >/dev/null 2>&1; expect_rc 2 $? "--lang fr"
 
+# --- the learner commands' --help, in Japanese within 80 display columns, English as it was -------
+fits80() { # FILE WHAT: every line of FILE within 80 display columns (east_asian_width)
+    python3 - "$1" <<'PY' || fail "$2 passes 80 display columns (above)"
+import sys, unicodedata
+def width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+# a path is one unbreakable word: a line that is only a path (and its indent) may pass
+bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
+for l in bad: print("%d columns: %s" % (width(l), l))
+sys.exit(1 if bad else 0)
+PY
+}
+for cmd in "reset:使い方: grader reset LESSON" "submit:講師に渡す提出ファイル" "diff:2 つのキャプチャを比べ" \
+           "explain:カーネル名を読み解きます" "check:使い方: grader check" "list:使い方: grader list" \
+           "hint:使い方: grader hint"; do
+    name=${cmd%%:*}
+    LANG=ja_JP.UTF-8 "$GRADER" "$name" --help >"$T/help-ja.txt" 2>&1; expect_rc 0 $? "grader $name --help in Japanese"
+    contains "$(cat "$T/help-ja.txt")" "${cmd#*:}" "grader $name --help in Japanese"
+    lacks "$(cat "$T/help-ja.txt")" "usage:" "grader $name --help in Japanese"
+    fits80 "$T/help-ja.txt" "grader $name --help in Japanese"
+    out=$(LANG=C.UTF-8 "$GRADER" "$name" --help); contains "$out" "usage: grader $name" "grader $name --help in English"
+done
+out=$(LANG=ja_JP.UTF-8 "$GRADER" diff lessons/00_probe 2>&1); expect_rc 2 $? "diff with one capture"
+contains "$out" "比べるキャプチャを 2 つ指定してください" "diff's usage error in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" explain 2>&1); contains "$out" "カーネル名を指定してください" "explain's usage error in Japanese"
+
+# --- "predicted": a lesson's state (予測済み) apart from the report's heading (予測) ---------------------
+cp "$T/right.yaml" "$L/predictions.yaml"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" list); contains "$out" "予測済み" "grader list: the state predicted"
+out=$(LANG=C.UTF-8 "$GRADER" list); contains "$out" "predicted" "grader list: the state in English"
+rm "$L/predictions.yaml"
+
+# --- a malformed predictions file: the reader's messages in Japanese, file:line:col as in English -----
+# Japanese wraps between characters, where no space stands: looked for with all spaces removed
+contains_ja() { grep -qF -- "$(tr -d ' \n' <<<"$2")" <<<"$(tr -d ' \n' <<<"$1")" || fail "$3: output lacks '$2'"; }
+printf 'lesson: 00_probe\npredictions:\n  - id: two-kernels\n    range: two_kernels\n    kernels: "2"\n' >"$T/bad.yaml"
+check_bad() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/bad.yaml" --replay 2>&1; }
+out=$(check_bad env LANG=ja_JP.UTF-8); expect_rc 2 $? "a malformed predictions file in Japanese"
+contains_ja "$out" "$T/bad.yaml:5:14: 予測 'two-kernels' の 'kernels' は整数か ~ にしてください (引用符付きの文字列 \"2\" と書かれています): 引用符を外してください" "a quoted count, in Japanese"
+printf '%s\n' "$out" >"$T/bad-ja.txt"; fits80 "$T/bad-ja.txt" "the Japanese reader error"
+out=$(check_bad env LANG=C.UTF-8); expect_rc 2 $? "a malformed predictions file in English"
+contains "$out" "$T/bad.yaml:5:14: 'kernels' of prediction 'two-kernels' must be a whole number or ~, found the quoted string \"2\"; remove the quotes" "a quoted count, in English as before"
+sed -i 's/kernels: "2"/kernel: 2/' "$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "$T/bad.yaml:5:5: 'predictions' の 1 番目の項目: 知らないキー 'kernel' です (使えるのは id, variant, range, rank," "an unknown key, in Japanese"
+printf 'lesson: 00_probe\npredictions: [\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "予測ファイルの YAML 構文エラー: " "a YAML syntax error, in Japanese"
+out=$(check_bad env LANG=C.UTF-8); contains "$out" "YAML syntax error in the predictions file: " "a YAML syntax error, in English"
+printf '# nothing yet\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "$T/bad.yaml: 予測ファイルが空です。YAML を書いてください" "an empty predictions file, in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check "$L" --predictions "$T/none.yaml" --replay 2>&1)
+contains_ja "$out" "$T/none.yaml: この予測ファイルはありません。パスを確かめてください。またはレッスンのテンプレートを predictions.yaml にコピーしてください" "a missing predictions file, in Japanese"
+
 # --- English unchanged, Japanese within 80 display columns ---------------------------------------------
 run_check() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/right.yaml" --replay; }
 run_check env LANG=C >"$T/en-c.txt" 2>&1; expect_rc 0 $? "check in English"
@@ -61,18 +114,16 @@ contains "$out" "スコア: 8 個の事実のうち 8 個が正解" "Japanese sc
 contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the Japanese explanation"
 contains "$out" "解説: A memset is a GPU operation of its own, not a kernel." "a stale translation: the English explanation"
 contains "$out" "解説: cuBLAS runs one nvjet kernel." "no translation: the English explanation"
+grep -qE '^  正解 +kernels +予測 ' "$T/ja.txt" || fail "the report's heading 'predicted' is 予測: $(grep -m1 kernels "$T/ja.txt")"
 lacks "$out" "古い訳" "a stale translation"
-python3 - "$T/ja.txt" <<'PY' || fail "the Japanese report passes 80 display columns (above)"
-import sys, unicodedata
-def width(line):
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-# a path is one unbreakable word: a line that is only a path (and its indent) may pass
-bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
-for l in bad: print("%d columns: %s" % (width(l), l))
-sys.exit(1 if bad else 0)
-PY
+fits80 "$T/ja.txt" "the Japanese report"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json --lang ja >"$T/ja.json" 2>/dev/null
+# the timeline page's hover texts (SVG <title>) in Japanese
+html=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timeline_file"])' "$T/ja.json")
+for tip in "が wb_probe_scale(float*, int, float) を起動" "(ランタイム API)" "&#181;s、開始 " "起動元 cudaLaunchKernel" "<title>レンジ "; do
+    grep -qF -- "$tip" "$html" || fail "the timeline page lacks the Japanese hover text '$tip'"
+done
+grep -qF -- " launched " "$html" && fail "the Japanese timeline page has an English hover text: $(grep -oF -m1 -- ' launched ' "$html")"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json >"$T/en.json" 2>/dev/null
 python3 - "$T/en.json" "$T/ja.json" <<'PY' || fail "--format json: keys or values other than text change with the language"
 import json, sys
@@ -139,28 +190,17 @@ rm -rf "$WORK/.git" "$L/README.ja.md"
 # TEXT is looked for with all white space taken out of both
 nospace() { printf '%s' "$1" | tr -d ' \r\n'; }
 contains_ja() { grep -qF -- "$(nospace "$2")" <<<"$(nospace "$1")" || fail "$3: output lacks '$2'"; }
-# within_80 FILE WHAT: no line of FILE passes 80 display columns (a line that is one path may)
-within_80() {
-    python3 - "$1" <<'PY' || fail "$2 passes 80 display columns (above)"
-import sys, unicodedata
-def width(line):
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in line)
-bad = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if width(l) > 80 and len(l.split()) > 1]
-for l in bad: print("%d columns: %s" % (width(l), l))
-sys.exit(1 if bad else 0)
-PY
-}
 for cmd in verify record lint release new template gradebook; do
     out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" $cmd --help); expect_rc 0 $? "$cmd --help in Japanese"
     contains_ja "$out" "使い方: grader $cmd" "$cmd --help in Japanese"
-    printf '%s\n' "$out" >"$T/help.txt"; within_80 "$T/help.txt" "$cmd --help in Japanese"
+    printf '%s\n' "$out" >"$T/help.txt"; fits80 "$T/help.txt" "$cmd --help in Japanese"
     out=$(LANG=C.UTF-8 "$GRADER" $cmd --help); contains "$out" "usage: grader $cmd" "$cmd --help in English"
 done
 out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" --help)
 for summary in "解答キーを実機キャプチャか記録で検証する" "受講者用のコースを書き出す" "講師用: 提出物を取り込み"; do
     contains "$out" "$summary" "grader --help in Japanese"
 done
-printf '%s\n' "$out" >"$T/help.txt"; within_80 "$T/help.txt" "grader --help in Japanese"
+printf '%s\n' "$out" >"$T/help.txt"; fits80 "$T/help.txt" "grader --help in Japanese"
 
 # verify: the same exit codes and JSON in both languages, verdicts in Japanese
 COLUMNS=80 LANG=C.UTF-8 "$GRADER" verify 00_probe >"$T/verify-en.txt" 2>&1; expect_rc 0 $? "verify in English"
@@ -169,7 +209,7 @@ contains "$(cat "$T/verify-en.txt")" "answers, verified) against the recording" 
 contains "$(cat "$T/verify-en.txt")" "holds: 8 facts, 0 differ" "verify's English verdict"
 contains_ja "$(cat "$T/verify-ja.txt")" "の解答、検証済み) を記録" "verify's Japanese heading"
 contains_ja "$(cat "$T/verify-ja.txt")" "成立: 事実 8 個、不一致 0 個" "verify's Japanese verdict"
-within_80 "$T/verify-ja.txt" "verify in Japanese"
+fits80 "$T/verify-ja.txt" "verify in Japanese"
 "$GRADER" verify 00_probe --format json >"$T/verify-en.json" 2>/dev/null
 LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe --format json >"$T/verify-ja.json" 2>/dev/null
 cmp -s "$T/verify-en.json" "$T/verify-ja.json" || fail "verify --format json changes with the language"
@@ -181,7 +221,7 @@ COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe >"$T/verify-ja.txt" 2>&1; 
 grep -q "^  differs  two-kernels kernels  *answer 3, captured 2$" "$T/verify-en.txt" || fail "verify's English difference: $(cat "$T/verify-en.txt")"
 grep -q "^  不一致   two-kernels kernels  *解答 3、実測 2$" "$T/verify-ja.txt" || fail "verify's Japanese difference: $(cat "$T/verify-ja.txt")"
 contains_ja "$(cat "$T/verify-ja.txt")" "不成立: 事実 8 個、不一致 1 個" "verify's Japanese verdict on a wrong key"
-within_80 "$T/verify-ja.txt" "verify of a wrong key in Japanese"
+fits80 "$T/verify-ja.txt" "verify of a wrong key in Japanese"
 cp "$T/key.keep" "$K"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" verify 2>&1); expect_rc 2 $? "verify without a lesson in Japanese"
 contains_ja "$out" "どのレッスンですか？" "verify's usage error in Japanese"
@@ -200,7 +240,7 @@ contains_ja "$out" "警告: 設問 'memset' の日本語訳は古い英語の文
 contains "$out" "[translation-stale]" "lint's ids stay as they are in Japanese"
 contains_ja "$out" "設問 'graph-kernels' に日本語訳がありません (en_sha" "lint: a missing question, in Japanese"
 contains_ja "$out" "00_probe: 問題なし (警告" "lint's summary in Japanese"
-within_80 "$T/lint-ja.txt" "lint in Japanese"
+fits80 "$T/lint-ja.txt" "lint in Japanese"
 "$GRADER" lint "$L" --format json >"$T/lint-en.json"
 LANG=ja_JP.UTF-8 "$GRADER" lint "$L" --format json >"$T/lint-ja.json"
 python3 - "$T/lint-en.json" "$T/lint-ja.json" <<'PY' || fail "lint --format json: more than the messages changes with the language"
@@ -223,7 +263,7 @@ out=$(cd "$WORK" && LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" new attention --title 
 contains_ja "$out" "レッスン 02_attention を" "new's heading in Japanese"
 contains_ja "$out" "lessons/02_attention/main.cu プログラムの骨組み: 計算を置き換え、構造は残す" "new's list of files in Japanese"
 contains_ja "$out" "grader lint lessons/02_attention で問題がなくなるまで直します" "new's next steps in Japanese"
-printf '%s\n' "$out" >"$T/new.txt"; within_80 "$T/new.txt" "new in Japanese"
+printf '%s\n' "$out" >"$T/new.txt"; fits80 "$T/new.txt" "new in Japanese"
 rm -rf "$WORK/lessons/02_attention" "$WORK/expectations/02_attention.yaml"
 out=$(cd "$WORK" && LANG=ja_JP.UTF-8 "$GRADER" new probe 2>&1); expect_rc 2 $? "new of a lesson that exists, in Japanese"
 contains_ja "$out" "lessons/00_probe があります: その名前のレッスンがあります。別の名前にしてください。何も変更していません" \
@@ -236,7 +276,7 @@ out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" release "$WORK/rel-ja" 2>&1); expect
 contains_ja "$out" "にリリースしました: ファイル" "release's summary in Japanese"
 contains_ja "$out" "封印した解答キー 1 個" "release's sealed keys in Japanese"
 contains_ja "$out" "学習者はそのコピーの scripts/start.sh から始めます (docs/releasing.md)。" "release's next step in Japanese"
-printf '%s\n' "$out" >"$T/release.txt"; within_80 "$T/release.txt" "release in Japanese"
+printf '%s\n' "$out" >"$T/release.txt"; fits80 "$T/release.txt" "release in Japanese"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1); expect_rc 2 $? "release into a folder that is not empty, in Japanese"
 contains_ja "$out" "空ではありません。新しいフォルダか空のフォルダを指定してください (何も上書きしません)" "release's refusal in Japanese"
 out=$(LANG=C.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1)
@@ -253,4 +293,33 @@ contains "$out" "解説: 2 回の起動で 2 つのカーネルです。" "the s
 contains "$out" "解説: cuBLAS runs one nvjet kernel." "the release: English where no translation"
 out=$(cd "$WORK/rel" && WB_ROOT=$WORK/rel WB_STATE_DIR=$WORK/rel/.workbench2 "$GRADER" check lessons/00_probe --predictions "$T/right.yaml" --replay 2>&1)
 contains "$out" "Why: Two launches, two kernels." "the release in English"
+
+# --- grader diff and grader explain in Japanese, within 80 display columns; English as it was ----------
+REC=tests/grader/probe/lessons/00_probe/traces/sm_90.json # relative: a long path is one unbreakable word
+(cd "$SRC" && COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" diff "$REC:eager" "$REC:graph" --reveal) >"$T/diff-ja.txt" 2>&1
+expect_rc 1 $? "grader diff in Japanese: the same exit code"
+out=$(cat "$T/diff-ja.txt")
+contains "$out" "プロファイル区間全体" "grader diff's table in Japanese"
+contains_ja "$out" "2 つのキャプチャは異なる仕事を起動しています。" "grader diff's verdict in Japanese"
+contains_ja "$out" "A: $REC、バリアント eager" "grader diff's sides in Japanese"
+fits80 "$T/diff-ja.txt" "grader diff in Japanese"
+out=$(COLUMNS=80 LANG=C.UTF-8 "$GRADER" diff "$PROBE_REC:eager" "$PROBE_REC:graph" --reveal 2>&1)
+grep -qE '^Whole profiled window {26}A {12}B  change$' <<<"$out" || fail "grader diff's table heading in English: $(head -5 <<<"$out")"
+contains "$out" "The captures launch different work." "grader diff's verdict in English"
+NVJET=nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" explain $NVJET my_own_kernel >"$T/explain-ja.txt" 2>&1; expect_rc 0 $? "grader explain in Japanese"
+out=$(cat "$T/explain-ja.txt")
+contains "$out" "系統:   cuBLAS nvjet" "grader explain's family label in Japanese"
+contains_ja "$out" "NVIDIA は名前を文書化していません。" "the family's summary in Japanese"
+contains "$out" "[証拠 (文書化なし)]" "a field's basis in Japanese"
+contains_ja "$out" "素の __global__ 関数名" "a plain kernel name's summary in Japanese"
+fits80 "$T/explain-ja.txt" "grader explain in Japanese"
+out=$(COLUMNS=80 LANG=C.UTF-8 "$GRADER" explain $NVJET)
+contains "$out" "  family: cuBLAS nvjet" "grader explain in English"
+contains "$out" "  GEMM:   yes" "grader explain's GEMM line in English"
+(cd "$SRC" && COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" explain --trace "$REC:eager" --reveal) >"$T/explain-trace-ja.txt" 2>&1
+expect_rc 0 $? "grader explain --trace in Japanese"
+contains "$(cat "$T/explain-trace-ja.txt")" "== バリアント eager" "explain --trace's heading in Japanese"
+contains_ja "$(cat "$T/explain-trace-ja.txt")" "起動: プロファイル区間で" "explain --trace's launch line in Japanese"
+fits80 "$T/explain-trace-ja.txt" "grader explain --trace in Japanese"
 finish
