@@ -43,6 +43,15 @@ int wb_cli_finish(const char *command, int rc, const char *message) {
     return WB_EXIT_OK;
 }
 
+void wb_cli_print_line(FILE *f, const char *text, int col, int indent) {
+    if (wb_i18n_is_ja()) {
+        wb_wrap(f, text, col, indent, wb_term_width(f));
+    } else {
+        fputs(text, f);
+        fputc('\n', f);
+    }
+}
+
 int wb_cli_format_ok(const char *format) { return format && (!strcmp(format, "text") || !strcmp(format, "json")); }
 
 void wb_cli_print_json(json_t *value) {

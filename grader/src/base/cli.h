@@ -86,6 +86,12 @@ void wb_cli_error(const char *command, const char *message);
  * plain note, and WB_EXIT_OK. */
 int wb_cli_finish(const char *command, int rc, const char *message);
 
+/* Prints text and a newline. English as it is, one line however long: logs and scripts grep such
+ * lines (lint's findings, release's summary), and tests compare them byte for byte. Japanese has
+ * no spaces to break at and no such readers: it is wrapped to the terminal's width (term.h) from
+ * column col, continuation lines indented by indent. */
+void wb_cli_print_line(FILE *f, const char *text, int col, int indent);
+
 /* 1 when format is "text" or "json". */
 int wb_cli_format_ok(const char *format);
 

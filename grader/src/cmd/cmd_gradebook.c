@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char GRADEBOOK_USAGE[] =
+const char GRADEBOOK_USAGE[] = N_(
     "usage: grader gradebook import FILE_OR_DIR... --db FILE\n"
     "       grader gradebook report --db FILE [--format text|csv|json|html]\n"
     "                               [--table facts|questions|learners] [--out FILE]\n"
@@ -38,7 +38,7 @@ const char GRADEBOOK_USAGE[] =
     "  --table T        csv only: one row per fact (default), question, or learner and lesson\n"
     "  --out FILE       write the report there instead of to standard output\n"
     "\n"
-    "exit: 0 done, 2 bad usage, or a submission refused (each is named; the others are imported)\n";
+    "exit: 0 done, 2 bad usage, or a submission refused (each is named; the others are imported)\n");
 
 /* ---- import ---------------------------------------------------------------------------------- */
 
@@ -60,16 +60,31 @@ static void import_one(sqlite3 *db, wb_regrader *r, const char *path, import_tot
         return;
     }
     if (res.duplicate) {
-        printf("%s: already in the gradebook (the same file), nothing changed\n", path);
+        printf(_("%s: already in the gradebook (the same file), nothing changed\n"), path);
         t->duplicates++;
         return;
     }
     t->imported++;
-    printf("%s: %s, %zu lesson%s, %zu facts regraded", path, res.learner, res.lessons, res.lessons == 1 ? "" : "s", res.facts);
-    if (res.kept_first) printf("; %zu lesson%s already held: first try kept, latest updated", res.kept_first, res.kept_first == 1 ? "" : "s");
-    if (res.differ) printf("; %zu live grading%s differ from the course's recording", res.differ, res.differ == 1 ? "" : "s");
-    if (res.unverified) printf("; %zu fact%s unverified (no recording or key for the learner's GPU)", res.unverified, res.unverified == 1 ? "" : "s");
-    printf("\n");
+    char line[12000];
+    size_t len = (size_t)snprintf(line, sizeof line, wb_ngettext("%s: %s, %zu lesson, %zu facts regraded", "%s: %s, %zu lessons, %zu facts regraded",
+                                                                 res.lessons),
+                                  path, res.learner, res.lessons, res.facts);
+    if (res.kept_first && len < sizeof line)
+        len += (size_t)snprintf(line + len, sizeof line - len,
+                                wb_ngettext("; %zu lesson already held: first try kept, latest updated",
+                                            "; %zu lessons already held: first try kept, latest updated", res.kept_first),
+                                res.kept_first);
+    if (res.differ && len < sizeof line)
+        len += (size_t)snprintf(line + len, sizeof line - len,
+                                wb_ngettext("; %zu live grading differ from the course's recording",
+                                            "; %zu live gradings differ from the course's recording", res.differ),
+                                res.differ);
+    if (res.unverified && len < sizeof line)
+        snprintf(line + len, sizeof line - len,
+                 wb_ngettext("; %zu fact unverified (no recording or key for the learner's GPU)",
+                             "; %zu facts unverified (no recording or key for the learner's GPU)", res.unverified),
+                 res.unverified);
+    wb_cli_print_line(stdout, line, 0, 2);
 }
 
 static int run_import(const char *const *inputs, size_t n, const char *db_path) {
@@ -95,11 +110,11 @@ static int run_import(const char *const *inputs, size_t n, const char *db_path) 
         struct dirent **names = NULL;
         int k = scandir(inputs[i], &names, is_json, alphasort);
         if (k < 0) {
-            fprintf(stderr, "grader gradebook: %s: cannot list the folder (%s)\n", inputs[i], strerror(errno));
+            fprintf(stderr, _("grader gradebook: %s: cannot list the folder (%s)\n"), inputs[i], strerror(errno));
             t.refused++;
             continue;
         }
-        if (k == 0) fprintf(stderr, "grader gradebook: note: %s holds no *.json file\n", inputs[i]);
+        if (k == 0) fprintf(stderr, _("grader gradebook: note: %s holds no *.json file\n"), inputs[i]);
         for (int j = 0; j < k; j++) {
             char path[8192];
             snprintf(path, sizeof path, "%s/%s", inputs[i], names[j]->d_name);
@@ -108,7 +123,7 @@ static int run_import(const char *const *inputs, size_t n, const char *db_path) 
         }
         free(names);
     }
-    printf("%zu imported, %zu already there, %zu refused; gradebook %s\n", t.imported, t.duplicates, t.refused, db_path);
+    printf(_("%zu imported, %zu already there, %zu refused; gradebook %s\n"), t.imported, t.duplicates, t.refused, db_path);
     wb_gradebook_close(db);
     wb_regrader_free(&r);
     return t.refused ? WB_EXIT_INPUT : WB_EXIT_OK;
@@ -156,7 +171,7 @@ static int run_report(const char *db_path, const char *format, wb_gb_table table
         if (!rc && rename(tmp, out) != 0) rc = -1;
         if (rc) {
             unlink(tmp);
-            fprintf(stderr, "grader gradebook: %s: cannot write the report (%s): give another --out FILE\n", out, strerror(errno));
+            fprintf(stderr, _("grader gradebook: %s: cannot write the report (%s): give another --out FILE\n"), out, strerror(errno));
         }
     }
     wb_gb_report_free(&r);
@@ -164,30 +179,30 @@ static int run_report(const char *db_path, const char *format, wb_gb_table table
 }
 
 int cmd_gradebook(int argc, char **argv) {
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(GRADEBOOK_USAGE, stdout), WB_EXIT_OK;
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(_(GRADEBOOK_USAGE), stdout), WB_EXIT_OK;
     if (argc < 2 || (strcmp(argv[1], "import") && strcmp(argv[1], "report")))
-        return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, argc < 2 ? "import or report?%s" : "unknown action %s (import or report)",
+        return wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, argc < 2 ? _("import or report?%s") : _("unknown action %s (import or report)"),
                                   argc < 2 ? "" : argv[1]);
     int is_import = !strcmp(argv[1], "import");
     const char *db = NULL, *format = "text", *out = NULL, *table = "facts"; /* --db, --format, --out, --table */
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
-    if (!inputs) return fputs("grader gradebook: out of memory\n", stderr), WB_EXIT_INPUT;
+    if (!inputs) return fputs(_("grader gradebook: out of memory\n"), stderr), WB_EXIT_INPUT;
     const wb_cli_option options[] = {{"--db", WB_CLI_TEXT, .text = &db},
                                      {"--format", WB_CLI_TEXT, .text = &format},
                                      {"--out", WB_CLI_TEXT, .text = &out},
                                      {"--table", WB_CLI_TEXT, .text = &table}};
     wb_cli_spec spec = {.command = "gradebook", .usage = GRADEBOOK_USAGE, .options = options, .n_options = 4, .operands = inputs,
                         .n_operands = &n, .max_operands = is_import ? (size_t)argc : 0, .min_operands = is_import ? 1 : 0,
-                        .missing = "import which submissions? give files or folders",
-                        .too_many = "report takes no files (got %s)"};
+                        .missing = N_("import which submissions? give files or folders"),
+                        .too_many = N_("report takes no files (got %s)")};
     int rc = wb_cli_parse(&spec, argc - 1, argv + 1);
     if (rc == WB_CLI_HELP) rc = WB_EXIT_OK;
-    else if (!rc && !db) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "which gradebook? give --db FILE");
+    else if (!rc && !db) rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "%s", _("which gradebook? give --db FILE"));
     else if (!rc && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html"))
-        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--format is text, csv, json or html, not %s", format);
+        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, _("--format is text, csv, json or html, not %s"), format);
     else if (!rc && strcmp(table, "facts") && strcmp(table, "questions") && strcmp(table, "learners"))
-        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, "--table is facts, questions or learners, not %s", table);
+        rc = wb_cli_usage_error("gradebook", GRADEBOOK_USAGE, _("--table is facts, questions or learners, not %s"), table);
     else if (!rc) {
         wb_gb_table t = !strcmp(table, "questions") ? WB_GB_TABLE_QUESTIONS
                         : !strcmp(table, "learners") ? WB_GB_TABLE_LEARNERS

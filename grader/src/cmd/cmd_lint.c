@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char LINT_USAGE[] =
+const char LINT_USAGE[] = N_(
     "usage: grader lint [LESSON...] [--format text|json]\n"
     "\n"
     "Checks lessons for instructors (every lesson of the course when none is given): lesson.yaml,\n"
@@ -26,7 +26,7 @@ const char LINT_USAGE[] =
     "\n"
     "  --format text|json  json: one JSON object on stdout\n"
     "\n"
-    "exit: 0 clean (warnings allowed), 1 problems found, 2 bad usage or a LESSON that is not a lesson\n";
+    "exit: 0 clean (warnings allowed), 1 problems found, 2 bad usage or a LESSON that is not a lesson\n");
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -87,7 +87,7 @@ int cmd_lint(int argc, char **argv) {
             return err.code;
         }
         n = lesson_folders(root, &dirs);
-        if (n == 0) fprintf(stderr, "grader lint: %s/lessons holds no lesson folders (NN_name)\n", root);
+        if (n == 0) fprintf(stderr, _("grader lint: %s/lessons holds no lesson folders (NN_name)\n"), root);
     }
     int json = !strcmp(format, "json");
     json_t *reports = json_array();
@@ -98,7 +98,7 @@ int cmd_lint(int argc, char **argv) {
         snprintf(yaml, sizeof yaml, "%s/lesson.yaml", dirs[i]);
         int failed = wb_file_exists(yaml) ? wb_lint_lesson(dirs[i], &r) : wb_lint_not_a_lesson(dirs[i], &r);
         if (failed) {
-            fprintf(stderr, "grader lint: out of memory\n");
+            fprintf(stderr, "%s", _("grader lint: out of memory\n"));
             rc = WB_EXIT_INPUT;
         }
         errors += r.errors;
@@ -108,11 +108,11 @@ int cmd_lint(int argc, char **argv) {
             json_array_append_new(reports, wb_lint_report_json(&r));
         } else {
             wb_lint_report_print(stdout, &r);
-            printf("%s%s: %s%s", r.errors ? wb_red(stdout) : wb_green(stdout), r.lesson, r.errors ? "" : "clean", wb_reset(stdout));
-            if (r.errors) printf("%zu error%s", r.errors, r.errors == 1 ? "" : "s");
-            if (r.warnings) printf("%s%zu warning%s", r.errors ? ", " : " (", r.warnings, r.warnings == 1 ? "" : "s");
+            printf("%s%s: %s%s", r.errors ? wb_red(stdout) : wb_green(stdout), r.lesson, r.errors ? "" : _("clean"), wb_reset(stdout));
+            if (r.errors) printf(wb_ngettext("%zu error", "%zu errors", r.errors), r.errors);
+            if (r.warnings) printf("%s", r.errors ? _(", ") : " ("), printf(wb_ngettext("%zu warning", "%zu warnings", r.warnings), r.warnings);
             if (r.pending)
-                printf("%s%zu pending (a draft: it needs a GPU for them)", r.errors || r.warnings ? ", " : " (", r.pending);
+                printf("%s", r.errors || r.warnings ? _(", ") : " ("), printf(_("%zu pending (a draft: it needs a GPU for them)"), r.pending);
             printf("%s\n", (r.warnings || r.pending) && !r.errors ? ")" : "");
         }
         wb_lint_report_free(&r);
@@ -123,8 +123,11 @@ int cmd_lint(int argc, char **argv) {
                                         "warnings", (json_int_t)warnings, "pending", (json_int_t)pending, "lessons", reports));
             reports = NULL;
         } else if (n > 1) {
-            printf("\nlint: %zu lessons, %zu error%s, %zu warning%s, %zu pending\n", n, errors, errors == 1 ? "" : "s", warnings,
-                   warnings == 1 ? "" : "s", pending);
+            printf(_("\nlint: %zu lessons, "), n);
+            printf(wb_ngettext("%zu error", "%zu errors", errors), errors);
+            printf("%s", _(", "));
+            printf(wb_ngettext("%zu warning", "%zu warnings", warnings), warnings);
+            printf(_(", %zu pending\n"), pending);
         }
         rc = errors ? WB_EXIT_WRONG : WB_EXIT_OK;
     }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char NEW_USAGE[] =
+const char NEW_USAGE[] = N_(
     "usage: grader new NAME [--number NN] [--title TEXT]\n"
     "\n"
     "Creates lessons/NN_NAME/ for a new lesson: main.cu (a program skeleton with NVTX ranges and a\n"
@@ -26,9 +26,9 @@ const char NEW_USAGE[] =
     "  --number NN   the lesson's place in the course (1 to 99; refused when taken)\n"
     "  --title TEXT  the one-line title (default: a TODO, which grader lint reports)\n"
     "\n"
-    "exit: 0 created, 2 bad usage, a bad name, or a lesson by that name or number exists\n";
+    "exit: 0 created, 2 bad usage, a bad name, or a lesson by that name or number exists\n");
 
-const char TEMPLATE_USAGE[] =
+const char TEMPLATE_USAGE[] = N_(
     "usage: grader template LESSON [--write]\n"
     "\n"
     "Prints the predictions template made from the lesson's lesson.yaml: every question as a\n"
@@ -38,19 +38,20 @@ const char TEMPLATE_USAGE[] =
     "\n"
     "  --write  write it to LESSON/predictions.template.yaml (refused when that file exists)\n"
     "\n"
-    "exit: 0 printed or written, 2 bad usage or input\n";
+    "exit: 0 printed or written, 2 bad usage or input\n");
 
 int cmd_new(int argc, char **argv) {
     const char *name = NULL, *title = NULL; /* the lesson's name; its title (NULL: a TODO) */
     int number = -1;                        /* -1: the next free one */
     const wb_cli_option options[] = {
-        {"--number", WB_CLI_COUNT, .count = &number, .min = 1, .max = 99, .bad = "--number takes 1 to 99"},
-        {"--title", WB_CLI_TEXT, .text = &title, .bad = "--title needs a text"},
+        {"--number", WB_CLI_COUNT, .count = &number, .min = 1, .max = 99, .bad = N_("--number takes 1 to 99")},
+        {"--title", WB_CLI_TEXT, .text = &title, .bad = N_("--title needs a text")},
     };
     size_t n_names = 0;
     wb_cli_spec spec = {.command = "new", .usage = NEW_USAGE, .options = options, .n_options = 2, .operands = &name,
                         .n_operands = &n_names, .max_operands = 1, .min_operands = 1,
-                        .missing = "give the lesson a name, e.g. grader new attention", .too_many = "one lesson at a time (also got %s)"};
+                        .missing = N_("give the lesson a name, e.g. grader new attention"),
+                        .too_many = N_("one lesson at a time (also got %s)")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
@@ -68,27 +69,29 @@ int cmd_new(int argc, char **argv) {
     wb_lesson_dir_name(dir, lesson, sizeof lesson);
     int w = (int)strlen(lesson) + 35; /* "lessons/NAME/predictions.template.yaml" */
     static const struct { const char *file, *what; } files[] = {
-        {"main.cu", "program skeleton: replace the computation, keep the structure"},
-        {"CMakeLists.txt", "builds the program (wb_add_lesson)"},
-        {"lesson.yaml", "variants, NVTX ranges, questions and hints"},
-        {WB_TEMPLATE_FILE, "the predictions template (grader template remakes it from lesson.yaml)"},
-        {"README.md", "the lesson text, with its <!-- reveal --> line"},
+        {"main.cu", N_("program skeleton: replace the computation, keep the structure")},
+        {"CMakeLists.txt", N_("builds the program (wb_add_lesson)")},
+        {"lesson.yaml", N_("variants, NVTX ranges, questions and hints")},
+        {WB_TEMPLATE_FILE, N_("the predictions template (grader template remakes it from lesson.yaml)")},
+        {"README.md", N_("the lesson text, with its <!-- reveal --> line")},
     };
-    printf("Created lesson %s in %s:\n", lesson, root);
+    printf(_("Created lesson %s in %s:\n"), lesson, root);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "lessons/%s/%s", lesson, files[i].file);
-        printf("  %-*s %s\n", w, path, files[i].what);
+        printf("  %-*s ", w, path);
+        wb_cli_print_line(stdout, _(files[i].what), w + 3, w + 3);
     }
     snprintf(path, sizeof path, "expectations/%s.yaml", lesson);
-    printf("  %-*s %s\n", w, path, "the answer key: no answers yet, marked unverified");
-    printf("Next:\n"
+    printf("  %-*s ", w, path);
+    wb_cli_print_line(stdout, _("the answer key: no answers yet, marked unverified"), w + 3, w + 3);
+    printf(_("Next:\n"
            "  1. cmake --build build && build/bin/lesson_%s\n"
            "     builds it (the build picks the new folder up) and runs it: it checks its own result\n"
            "  2. on a GPU: grader record lessons/%s\n"
            "     the recording that learners without a GPU (and grader lint) replay\n"
            "  3. write the answers into expectations/%s.yaml, check them with\n"
            "     grader verify lessons/%s --replay, mark them verified, and run\n"
-           "     grader lint lessons/%s until it is clean\n",
+           "     grader lint lessons/%s until it is clean\n"),
            lesson, lesson, lesson, lesson, lesson);
     return WB_EXIT_OK;
 }
@@ -100,7 +103,8 @@ int cmd_template(int argc, char **argv) {
     size_t n_lessons = 0;
     wb_cli_spec spec = {.command = "template", .usage = TEMPLATE_USAGE, .options = options, .n_options = 1, .operands = &lesson_arg,
                         .n_operands = &n_lessons, .max_operands = 1, .min_operands = 1,
-                        .missing = "which lesson? e.g. grader template 01_matmul_add", .too_many = "one lesson at a time (also got %s)"};
+                        .missing = N_("which lesson? e.g. grader template 01_matmul_add"),
+                        .too_many = N_("one lesson at a time (also got %s)")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
@@ -113,7 +117,7 @@ int cmd_template(int argc, char **argv) {
     char *text = wb_predictions_template(&l);
     int rc = WB_EXIT_OK;
     if (!text) {
-        fprintf(stderr, "grader template: out of memory\n");
+        fputs(_("grader template: out of memory\n"), stderr);
         rc = WB_EXIT_INPUT;
     } else if (!write) {
         fputs(text, stdout);
@@ -123,17 +127,17 @@ int cmd_template(int argc, char **argv) {
         FILE *f = fopen(path, "wx"); /* never replaces a file: it may hold an instructor's edits */
         if (!f) {
             fprintf(stderr, "grader template: %s: %s\n", path,
-                    errno == EEXIST ? "exists already; remove it first or print the template without --write"
+                    errno == EEXIST ? _("exists already; remove it first or print the template without --write")
                                     : strerror(errno));
             rc = WB_EXIT_INPUT;
         } else {
             size_t n = strlen(text);
             int ok = fwrite(text, 1, n, f) == n;
             if (fclose(f) != 0 || !ok) {
-                fprintf(stderr, "grader template: %s: cannot write it\n", path);
+                fprintf(stderr, _("grader template: %s: cannot write it\n"), path);
                 rc = WB_EXIT_INPUT;
             } else {
-                printf("Wrote %s\n", path);
+                printf(_("Wrote %s\n"), path);
             }
         }
     }

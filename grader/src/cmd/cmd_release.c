@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char RELEASE_USAGE[] =
+const char RELEASE_USAGE[] = N_(
     "usage: grader release DIR\n"
     "\n"
     "Writes a learner's copy of the course to DIR (a new or empty folder): every file of the\n"
@@ -44,7 +44,7 @@ const char RELEASE_USAGE[] =
     "(.workbench, .git, build folders). Hand DIR to learners as it is, or commit it to a repository\n"
     "of its own. docs/releasing.md says what the sealing does and does not protect against.\n"
     "\n"
-    "exit: 0 written, 2 bad usage, DIR not empty, or a lesson or answer key that cannot be read\n";
+    "exit: 0 written, 2 bad usage, DIR not empty, or a lesson or answer key that cannot be read\n");
 
 typedef struct {
     const char *root;       /* the checkout */
@@ -117,11 +117,11 @@ static int is_key_copy(const release *r, const char *path) {
 
 static int copy_file(const char *from, const char *to, mode_t mode, wb_error *err) {
     int in = open(from, O_RDONLY | O_NONBLOCK);
-    if (in < 0) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read it: %s", from, strerror(errno));
+    if (in < 0) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read it: %s"), from, strerror(errno));
     int out = open(to, O_WRONLY | O_CREAT | O_EXCL, mode & 0777);
     if (out < 0) {
         close(in);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it: %s", to, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it: %s"), to, strerror(errno));
     }
     char buf[1 << 16];
     ssize_t n;
@@ -134,7 +134,7 @@ static int copy_file(const char *from, const char *to, mode_t mode, wb_error *er
     if (n < 0) rc = -1;
     close(in);
     if (close(out) != 0) rc = -1;
-    return rc ? wb_fail(err, WB_EXIT_INPUT, "%s: cannot copy it to %s", from, to) : 0;
+    return rc ? wb_fail(err, WB_EXIT_INPUT, _("%s: cannot copy it to %s"), from, to) : 0;
 }
 
 static int seal_key_file(release *r, const char *lesson, const char *to_dir, wb_error *err) {
@@ -161,9 +161,9 @@ static int copy_tree(release *r, const char *rel, wb_error *err) {
     snprintf(to, sizeof to, "%s%s%s", r->dest, rel[0] ? "/" : "", rel);
     char real[PATH_MAX];
     if (realpath(from, real) && !strcmp(real, r->dest_real)) return 0; /* DIR inside the checkout */
-    if (rel[0] && mkdir(to, 0755) != 0 && errno != EEXIST) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it", to);
+    if (rel[0] && mkdir(to, 0755) != 0 && errno != EEXIST) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it"), to);
     DIR *d = opendir(from);
-    if (!d) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read the folder", from);
+    if (!d) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read the folder"), from);
     struct dirent *e;
     int rc = 0;
     while (!rc && (e = readdir(d))) {
@@ -191,7 +191,7 @@ static int copy_tree(release *r, const char *rel, wb_error *err) {
             ssize_t n = readlink(src, target, sizeof target - 1);
             if (n >= 0) {
                 target[n] = '\0';
-                if (symlink(target, dst) != 0) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the link", dst);
+                if (symlink(target, dst) != 0) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create the link"), dst);
             }
         } else if (S_ISREG(st.st_mode)) {
             if (key_of(r, child, lesson, sizeof lesson)) {
@@ -221,8 +221,8 @@ int cmd_release(int argc, char **argv) {
     const char *dest = NULL; /* the learner's copy */
     size_t n = 0;
     wb_cli_spec spec = {.command = "release", .usage = RELEASE_USAGE, .operands = &dest, .n_operands = &n, .max_operands = 1,
-                        .min_operands = 1, .missing = "where to? e.g. grader release ../course-release",
-                        .too_many = "one folder (also got %s)"};
+                        .min_operands = 1, .missing = N_("where to? e.g. grader release ../course-release"),
+                        .too_many = N_("one folder (also got %s)")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};
@@ -234,15 +234,15 @@ int cmd_release(int argc, char **argv) {
     }
     int rc = 0;
     if (!empty_or_missing(dest)) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: not empty; give a new or empty folder (nothing is ever overwritten)", dest);
+        rc = wb_fail(&err, WB_EXIT_INPUT, _("%s: not empty; give a new or empty folder (nothing is ever overwritten)"), dest);
     } else if (wb_mkdir_p(dest) != 0 || !realpath(dest, r.dest_real)) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: cannot create it: %s", dest, strerror(errno));
+        rc = wb_fail(&err, WB_EXIT_INPUT, _("%s: cannot create it: %s"), dest, strerror(errno));
     } else {
         char lessons[4200];
         snprintf(lessons, sizeof lessons, "%s/lessons/", root);
         char *root_real = realpath(lessons, NULL);
         if (root_real && !strncmp(r.dest_real, root_real, strlen(root_real)))
-            rc = wb_fail(&err, WB_EXIT_INPUT, "%s: inside the course's lessons/; give a folder outside it", dest);
+            rc = wb_fail(&err, WB_EXIT_INPUT, _("%s: inside the course's lessons/; give a folder outside it"), dest);
         free(root_real);
     }
     r.root = root;
@@ -251,13 +251,23 @@ int cmd_release(int argc, char **argv) {
     if (rc) {
         wb_cli_error("release", err.message);
     } else {
-        printf("Released the course of %s to %s: %zu files, %zu answer key%s sealed", root, dest, r.files, r.keys,
-               r.keys == 1 ? "" : "s");
-        if (r.skipped_drafts) printf(", %zu draft lesson%s left out", r.skipped_drafts, r.skipped_drafts == 1 ? "" : "s");
-        if (r.skipped_keys)
-            printf(", %zu other key file%s left out", r.skipped_keys,
-                   r.skipped_keys == 1 ? "" : "s");
-        printf(".\nLearners start with scripts/start.sh in that copy (docs/releasing.md).\n");
+        char line[12000];
+        size_t len = 0;
+        len += (size_t)snprintf(line + len, sizeof line - len, _("Released the course of %s to %s: %zu files, "), root, dest, r.files);
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, wb_ngettext("%zu answer key sealed", "%zu answer keys sealed", r.keys),
+                                    r.keys);
+        if (r.skipped_drafts && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    wb_ngettext(", %zu draft lesson left out", ", %zu draft lessons left out", r.skipped_drafts),
+                                    r.skipped_drafts);
+        if (r.skipped_keys && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    wb_ngettext(", %zu other key file left out", ", %zu other key files left out", r.skipped_keys),
+                                    r.skipped_keys);
+        if (len < sizeof line)
+            snprintf(line + len, sizeof line - len, "%s", _(".\nLearners start with scripts/start.sh in that copy (docs/releasing.md)."));
+        wb_cli_print_line(stdout, line, 0, 0);
     }
     wb_course_free(&r.course);
     return rc;

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char VERIFY_USAGE[] =
+const char VERIFY_USAGE[] = N_(
     "usage: grader verify LESSON [--replay [TRACE]] [--repeat N] [--format text|json] [--reveal]\n"
     "\n"
     "Checks the lesson's answer key (expectations/NN_name.yaml) against a live capture on this GPU,\n"
@@ -30,9 +30,9 @@ const char VERIFY_USAGE[] =
     "(its answers would be shown; recorded in your progress); --reveal does not ask.\n"
     "\n"
     "exit: 0 the key holds, 1 some fact differs (or no answers for this GPU), 2 bad usage or input,\n"
-    "3 lesson failed or capture incomplete\n";
+    "3 lesson failed or capture incomplete\n");
 
-const char RECORD_USAGE[] =
+const char RECORD_USAGE[] = N_(
     "usage: grader record LESSON [--repeat N]\n"
     "\n"
     "Runs every variant of the lesson live under CUPTI and saves the captures as the lesson's\n"
@@ -43,7 +43,7 @@ const char RECORD_USAGE[] =
     "or number.\n"
     "Needs a CUDA device.\n"
     "\n"
-    "exit: 0 recorded, 2 bad usage or input, 3 no GPU, lesson failed or capture incomplete\n";
+    "exit: 0 recorded, 2 bad usage or input, 3 no GPU, lesson failed or capture incomplete\n");
 
 typedef struct {
     const char *lesson_dir, *trace, *format;
@@ -64,14 +64,21 @@ static int parse(int argc, char **argv, verify_options *o, const char *command, 
     size_t n = 0;
     wb_cli_spec s = {.command = command, .usage = usage, .options = options, .n_options = allow_verify_options ? 4 : 1,
                      .operands = &o->lesson_dir, .n_operands = &n, .max_operands = 1, .min_operands = 1,
-                     .missing = "which lesson? Give its folder, e.g. lessons/01_matmul_add", .too_many = "unexpected argument %s",
-                     .unknown = "unexpected argument %s"};
+                     .missing = N_("which lesson? Give its folder, e.g. lessons/01_matmul_add"),
+                     .too_many = N_("unexpected argument %s"), .unknown = N_("unexpected argument %s")};
     int rc = wb_cli_parse(&s, argc, argv);
     if (!rc && o->replay && o->repeat > 1) {
-        fprintf(stderr, "grader %s: --repeat needs live runs; it cannot be combined with --replay\n", command);
+        fprintf(stderr, _("grader %s: --repeat needs live runs; it cannot be combined with --replay\n"), command);
         return WB_EXIT_INPUT;
     }
     return rc;
+}
+
+/* "  differs  ": a verdict word in color, padded to 9 display columns so the ids after it line up
+ * in either language. */
+static void verdict(const char *color, const char *word) {
+    printf("  %s%s%s", color, word, wb_reset(stdout));
+    for (size_t c = wb_columns(word); c < 9; c++) putchar(' ');
 }
 
 /* Variants the answers need, in the lesson's order. */
@@ -116,7 +123,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
     if ((rc = wb_lesson_load(dir, &lesson, err))) return rc;
     variants = calloc(lesson.n_variants + 1, sizeof *variants);
     if (!variants) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         goto out;
     }
     char key_path[4200];
@@ -135,11 +142,11 @@ static int run_verify(const verify_options *o, wb_error *err) {
         if (!wb_python_variants_ready(&lesson, variants, lesson.n_variants, no_torch, sizeof no_torch)) live = 0;
     }
     if (o->repeat > 1 && !live) {
-        rc = wb_fail(err, WB_EXIT_CAPTURE, "--repeat needs a CUDA device%s%s: it runs the lesson live", no_torch[0] ? " and PyTorch; " : "",
-                     no_torch);
+        rc = no_torch[0] ? wb_fail(err, WB_EXIT_CAPTURE, _("--repeat needs a CUDA device and PyTorch; %s: it runs the lesson live"), no_torch)
+                         : wb_fail(err, WB_EXIT_CAPTURE, _("--repeat needs a CUDA device: it runs the lesson live"));
         goto out;
     }
-    if (no_torch[0] && !json) fprintf(stderr, "PyTorch cannot run here: %s. Verifying against the recording instead.\n", no_torch);
+    if (no_torch[0] && !json) fprintf(stderr, _("PyTorch cannot run here: %s. Verifying against the recording instead.\n"), no_torch);
     /* Which architecture's answers: the live GPU's, or (replay) the recording's. The variants to
      * capture come from those answers. */
     const wb_arch_answers *answers = NULL;
@@ -147,7 +154,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
     if (live) {
         answers = wb_answer_key_arch(&key, arch);
         if (!answers) {
-            rc = wb_fail(err, WB_EXIT_WRONG, "%s has no answers for %s (%s); add them (grader record, then write the key)", key_path, arch, gpu);
+            rc = wb_fail(err, WB_EXIT_WRONG, _("%s has no answers for %s (%s); add them (grader record, then write the key)"), key_path, arch, gpu);
             goto out;
         }
         n_variants = answer_variants(&answers->answers, &lesson, variants);
@@ -170,7 +177,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
         if (!answers) {
             answers = wb_answer_key_arch(&key, rec_arch);
             if (!answers) {
-                rc = wb_fail(err, WB_EXIT_WRONG, "%s has no answers for %s, the architecture of the recording %s", key_path, rec_arch,
+                rc = wb_fail(err, WB_EXIT_WRONG, _("%s has no answers for %s, the architecture of the recording %s"), key_path, rec_arch,
                              rec.path ? rec.path : "");
                 break;
             }
@@ -185,15 +192,16 @@ static int run_verify(const verify_options *o, wb_error *err) {
             time_right = calloc((n_facts + 1) * (size_t)o->repeat, sizeof *time_right);
             if (!first_actual || !time_values || !time_right) {
                 wb_grade_free(&g);
-                rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+                rc = wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
                 break;
             }
             char desc[512];
             if (!json) {
                 char line[9000];
-                snprintf(line, sizeof line, "Verifying %s (%s answers, %s) against %s %s", key_path, answers->arch,
-                         answers->verified ? "verified" : "unverified", live ? "a live capture" : "the recording",
-                         live ? "" : rec.path);
+                const char *status = answers->verified ? _("verified") : _("unverified");
+                if (live) snprintf(line, sizeof line, _("Verifying %s (%s answers, %s) against a live capture"), key_path, answers->arch, status);
+                else snprintf(line, sizeof line, _("Verifying %s (%s answers, %s) against the recording %s"), key_path, answers->arch, status,
+                              rec.path);
                 wb_wrap(stdout, line, 0, 2, wb_term_width(stdout));
                 fputs("  GPU: ", stdout);
                 wb_wrap(stdout, wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), 7, 4, wb_term_width(stdout));
@@ -205,7 +213,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
                 if (live && wb_file_exists(ref_path) && !wb_recording_load(ref_path, &reference, &ignored) &&
                     wb_versions_differ(&rec, &reference, differ, sizeof differ)) {
                     char note[4096];
-                    snprintf(note, sizeof note, "Not the recording's software: %s. %s", differ, WB_VERSIONS_MAY_DIFFER);
+                    snprintf(note, sizeof note, _("Not the recording's software: %s. %s"), differ, _(WB_VERSIONS_MAY_DIFFER));
                     fputs("  ", stdout);
                     wb_wrap(stdout, note, 2, 4, wb_term_width(stdout));
                 }
@@ -213,7 +221,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
             }
             if (!json && rec.calibration.present) {
                 char line[1200];
-                snprintf(line, sizeof line, "Ceilings: copy %.3f TB/s, bf16 matrix %.1f TFLOP/s (%s)",
+                snprintf(line, sizeof line, _("Ceilings: copy %.3f TB/s, bf16 matrix %.1f TFLOP/s (%s)"),
                          rec.calibration.copy_bytes_per_s / 1e12, rec.calibration.matrix_flops_per_s / 1e12, rec.calibration.method);
                 fputs("  ", stdout);
                 wb_wrap(stdout, line, 2, 4, wb_term_width(stdout));
@@ -227,18 +235,19 @@ static int run_verify(const verify_options *o, wb_error *err) {
             time_right[i * (size_t)o->repeat + (size_t)rep] = x->right;
             if (!x->right) wrong += rep == 0 || x->is_time; /* a time fact counts once per run it misses */
             if (!x->right && !json && (rep == 0 || x->is_time)) {
-                printf("  %sdiffers%s  %s %-32s answer %s, captured ", wb_red(stdout), wb_reset(stdout), x->prediction->id,
-                       x->fact->label, wb_graded_predicted_text(x, pred, sizeof pred));
+                verdict(wb_red(stdout), _("differs"));
+                printf("%s %-32s ", x->prediction->id, x->fact->label);
+                printf(_("answer %s, captured "), wb_graded_predicted_text(x, pred, sizeof pred));
                 if (x->actual >= 0) printf("%s", wb_graded_actual_text(x, act, sizeof act));
                 else {
-                    printf("per occurrence:");
+                    printf("%s", _("per occurrence:"));
                     for (size_t k = 0; k < x->n_occurrences && k < 12; k++) {
                         wb_fact_value_of(x->fact)->text((double)x->per_occurrence[k], act, sizeof act);
                         printf(" %s", act);
                     }
-                    printf("%s", x->n_occurrences ? "" : " (range never occurred)");
+                    printf("%s", x->n_occurrences ? "" : _(" (range never occurred)"));
                 }
-                if (x->is_time && x->actual >= 0) printf(" (run %d; right from %s us)", rep + 1, wb_graded_band_text(x, act, sizeof act));
+                if (x->is_time && x->actual >= 0) printf(_(" (run %d; right from %s us)"), rep + 1, wb_graded_band_text(x, act, sizeof act));
                 printf("\n");
             }
             if (rep == 0) {
@@ -248,8 +257,9 @@ static int run_verify(const verify_options *o, wb_error *err) {
                 if (!json) {
                     wb_graded_fact was = *x;
                     was.actual = first_actual[i];
-                    printf("  %sflaky%s    %s %-32s run 1: %s, run %d: %s\n", wb_red(stdout), wb_reset(stdout), x->prediction->id,
-                           x->fact->label, wb_graded_actual_text(&was, pred, sizeof pred), rep + 1,
+                    verdict(wb_red(stdout), _("flaky"));
+                    printf("%s %-32s ", x->prediction->id, x->fact->label);
+                    printf(_("run 1: %s, run %d: %s\n"), wb_graded_actual_text(&was, pred, sizeof pred), rep + 1,
                            wb_graded_actual_text(x, act, sizeof act));
                 }
             }
@@ -288,13 +298,13 @@ static int run_verify(const verify_options *o, wb_error *err) {
         if (json) continue;
         char pred[64];
         char line[2048];
-        int n = snprintf(line, sizeof line, "%s %s: answer %s us, runs:", x->prediction->id, x->fact->label,
+        int n = snprintf(line, sizeof line, _("%s %s: answer %s us, runs:"), x->prediction->id, x->fact->label,
                          wb_graded_predicted_text(x, pred, sizeof pred));
         for (int r = 0; r < o->repeat && n > 0 && (size_t)n < sizeof line; r++) n += snprintf(line + n, sizeof line - (size_t)n, " %.1f", v[r]);
         if (n > 0 && (size_t)n < sizeof line)
-            snprintf(line + n, sizeof line - (size_t)n, " (spread %.1f%%; within %.0f%% in %d of %d)", 100 * spread, 100 * x->tolerance,
+            snprintf(line + n, sizeof line - (size_t)n, _(" (spread %.1f%%; within %.0f%% in %d of %d)"), 100 * spread, 100 * x->tolerance,
                      held, o->repeat);
-        printf("  %stime%s     ", held == o->repeat ? wb_green(stdout) : wb_red(stdout), wb_reset(stdout));
+        verdict(held == o->repeat ? wb_green(stdout) : wb_red(stdout), _("time"));
         wb_wrap(stdout, line, 11, 13, wb_term_width(stdout));
     }
     wb_grade_free(&first);
@@ -314,9 +324,11 @@ static int run_verify(const verify_options *o, wb_error *err) {
             free(text);
             json_decref(o_json);
         } else {
-            printf("%s%s: %zu facts, %zu differ%s%s\n", holds ? wb_green(stdout) : wb_red(stdout), holds ? "holds" : "does not hold",
-                   n_facts, wrong, o->repeat > 1 ? "" : "", wb_reset(stdout));
-            if (o->repeat > 1) printf("  %d runs, %zu flaky fact value%s\n", o->repeat, flaky, flaky == 1 ? "" : "s");
+            fputs(holds ? wb_green(stdout) : wb_red(stdout), stdout);
+            printf(_("%s: %zu facts, %zu differ"), holds ? _("holds") : _("does not hold"), n_facts, wrong);
+            printf("%s\n", wb_reset(stdout));
+            if (o->repeat > 1)
+                printf(wb_ngettext("  %d runs, %zu flaky fact value\n", "  %d runs, %zu flaky fact values\n", flaky), o->repeat, flaky);
         }
         rc = holds ? WB_EXIT_OK : WB_EXIT_WRONG;
     }
@@ -359,18 +371,18 @@ int cmd_record(int argc, char **argv) {
     if ((rc = wb_lesson_load(dir, &lesson, &err))) goto lesson_out;
     char arch[16], gpu[256], no_torch[1200];
     if (wb_probe_device(arch, sizeof arch, gpu, sizeof gpu) <= 0) {
-        rc = wb_fail(&err, WB_EXIT_CAPTURE, "no CUDA device here: recordings are made on a GPU machine");
+        rc = wb_fail(&err, WB_EXIT_CAPTURE, _("no CUDA device here: recordings are made on a GPU machine"));
         goto lesson_out;
     }
     variants = calloc(lesson.n_variants + 1, sizeof *variants);
     if (!variants) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "out of memory");
+        rc = wb_fail(&err, WB_EXIT_INPUT, _("out of memory"));
         goto lesson_out;
     }
     for (size_t v = 0; v < lesson.n_variants; v++) variants[v] = lesson.variants[v].name;
     /* the recording holds every variant: one that cannot run here would be lost from it */
     if (!wb_python_variants_ready(&lesson, variants, lesson.n_variants, no_torch, sizeof no_torch)) {
-        rc = wb_fail(&err, WB_EXIT_CAPTURE, "cannot record %s here: %s", lesson.lesson, no_torch);
+        rc = wb_fail(&err, WB_EXIT_CAPTURE, _("cannot record %s here: %s"), lesson.lesson, no_torch);
         goto lesson_out;
     }
     char run_dir[4096];
@@ -383,7 +395,7 @@ int cmd_record(int argc, char **argv) {
     snprintf(traces, sizeof traces, "%s/traces", lesson.dir);
     snprintf(target, sizeof target, "%s/%s.json", traces, rec.runs[0].capture.arch);
     if (rec.n_runs > 64) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: more than 64 variants", lesson.path);
+        rc = wb_fail(&err, WB_EXIT_INPUT, _("%s: more than 64 variants"), lesson.path);
         goto lesson_out;
     }
     for (size_t i = 0; i < rec.n_runs; i++) {
@@ -391,7 +403,7 @@ int cmd_record(int argc, char **argv) {
         capture_paths[i] = captures[i];
     }
     if (wb_mkdir_p(traces) != 0) {
-        rc = wb_fail(&err, WB_EXIT_INPUT, "%s: cannot create the folder", traces);
+        rc = wb_fail(&err, WB_EXIT_INPUT, _("%s: cannot create the folder"), traces);
         goto lesson_out;
     }
     /* the lesson's copy: the run folder's recording without the initialisation calls outside the
@@ -400,7 +412,8 @@ int cmd_record(int argc, char **argv) {
     if ((rc = wb_recording_write(target, lesson.lesson, rec.recorded_at, rec.runs, capture_paths, rec.n_runs, &extras, &err)))
         goto lesson_out;
     char desc[512];
-    printf("Recorded %zu variant%s of %s on %s\n  -> %s\n", rec.n_runs, rec.n_runs == 1 ? "" : "s", lesson.lesson,
+    printf(wb_ngettext("Recorded %zu variant of %s on %s\n  -> %s\n", "Recorded %zu variants of %s on %s\n  -> %s\n", rec.n_runs), rec.n_runs,
+           lesson.lesson,
            wb_capture_describe(&rec.runs[0].capture, desc, sizeof desc), target);
 lesson_out:
     free(variants);

@@ -303,11 +303,11 @@ static char *substitute(const char *tmpl, const substitutions *s) {
 /* Creates path (never replacing a file: "x" mode) with text. */
 static int write_new(const char *path, const char *text, wb_error *err) {
     FILE *f = fopen(path, "wx");
-    if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it: %s", path, strerror(errno));
+    if (!f) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it: %s"), path, strerror(errno));
     size_t n = strlen(text);
     int ok = fwrite(text, 1, n, f) == n;
     if (fclose(f) != 0) ok = 0;
-    if (!ok) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write it", path);
+    if (!ok) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write it"), path);
     return 0;
 }
 
@@ -361,15 +361,15 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     if (name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' && name[2] == '_') {
         int given = (name[0] - '0') * 10 + (name[1] - '0');
         if (number >= 0 && number != given)
-            return wb_fail(err, WB_EXIT_INPUT, "'%s' says number %02d but --number says %02d; give one", name, given, number);
+            return wb_fail(err, WB_EXIT_INPUT, _("'%s' says number %02d but --number says %02d; give one"), name, given, number);
         number = given;
         name += 3;
     }
     if (!valid_name(name))
-        return wb_fail(err, WB_EXIT_INPUT, "'%s' is not a lesson name: use lowercase letters, digits and '_', starting with a "
-                       "letter (at most 48), e.g. attention or 05_attention", req->name);
+        return wb_fail(err, WB_EXIT_INPUT, _("'%s' is not a lesson name: use lowercase letters, digits and '_', starting with a "
+                       "letter (at most 48), e.g. attention or 05_attention"), req->name);
     if (number < 0) number = wb_next_lesson_number(req->root);
-    if (number < 1 || number > 99) return wb_fail(err, WB_EXIT_INPUT, "lesson number %d is outside 01..99", number);
+    if (number < 1 || number > 99) return wb_fail(err, WB_EXIT_INPUT, _("lesson number %d is outside 01..99"), number);
 
     char lessons[4200], lesson[128], dir[4400], keys[4200], key[4400], taken[256];
     snprintf(lessons, sizeof lessons, "%s/lessons", req->root);
@@ -377,13 +377,13 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     snprintf(dir, sizeof dir, "%s/%s", lessons, lesson);
     snprintf(keys, sizeof keys, "%s/expectations", req->root);
     snprintf(key, sizeof key, "%s/%s.yaml", keys, lesson);
-    if (!wb_is_dir(lessons)) return wb_fail(err, WB_EXIT_INPUT, "%s: no lessons folder here; run grader new in the checkout", lessons);
-    if (wb_is_dir(dir) || wb_file_exists(dir)) return wb_fail(err, WB_EXIT_INPUT, "%s already exists; nothing was changed", dir);
+    if (!wb_is_dir(lessons)) return wb_fail(err, WB_EXIT_INPUT, _("%s: no lessons folder here; run grader new in the checkout"), lessons);
+    if (wb_is_dir(dir) || wb_file_exists(dir)) return wb_fail(err, WB_EXIT_INPUT, _("%s already exists; nothing was changed"), dir);
     if (lesson_taken(req->root, number, name, taken, sizeof taken) == 0)
-        return wb_fail(err, WB_EXIT_INPUT, "lessons/%s exists: %s; nothing was changed", taken,
-                       strcmp(taken + 3, name) ? "course order is the number, pick another with --number"
-                                               : "a lesson by that name exists, pick another name");
-    if (wb_file_exists(key)) return wb_fail(err, WB_EXIT_INPUT, "%s already exists; nothing was changed", key);
+        return wb_fail(err, WB_EXIT_INPUT, _("lessons/%s exists: %s; nothing was changed"), taken,
+                       strcmp(taken + 3, name) ? _("course order is the number, pick another with --number")
+                                               : _("a lesson by that name exists, pick another name"));
+    if (wb_file_exists(key)) return wb_fail(err, WB_EXIT_INPUT, _("%s already exists; nothing was changed"), key);
 
     char number_text[8], binary[160], title[512], title_yaml[1100];
     snprintf(number_text, sizeof number_text, "%02d", number);
@@ -392,7 +392,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     else snprintf(title, sizeof title, "TODO: a one-line title for %s", name);
     for (const unsigned char *c = (const unsigned char *)title; *c; c++)
         if (*c < 0x20 || *c == 0x7F)
-            return wb_fail(err, WB_EXIT_INPUT, "the title must be one line of text (it holds a control character 0x%02X)", *c);
+            return wb_fail(err, WB_EXIT_INPUT, _("the title must be one line of text (it holds a control character 0x%02X)"), *c);
     /* in main.cu the title sits in a comment: a "*" "/" inside would end it, and the file would
      * not compile (nor, with it, any lesson of the build) */
     char title_c[1100];
@@ -415,10 +415,10 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     substitutions subs = {lesson, number_text, binary, title, title_yaml, title_c};
 
     if (mkdir(dir, 0755) != 0)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it: %s; nothing was changed", dir, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it: %s; nothing was changed"), dir, strerror(errno));
     if (wb_mkdir_p(keys) != 0) {
         rmdir(dir);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it", keys);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it"), keys);
     }
     static const struct { const char *file, *tmpl; } files[] = {
         {"lesson.yaml", LESSON_YAML}, {"main.cu", MAIN_CU}, {"CMakeLists.txt", CMAKELISTS}, {"README.md", README_MD},
@@ -429,7 +429,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     for (size_t i = 0; i < sizeof files / sizeof files[0] && !rc; i++) {
         char *text = substitute(files[i].tmpl, &subs);
         snprintf(written[n_written], sizeof written[0], "%s/%s", dir, files[i].file);
-        rc = text ? write_new(written[n_written], text, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = text ? write_new(written[n_written], text, err) : wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         if (!rc) n_written++;
         free(text);
     }
@@ -438,7 +438,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     if (!rc && !(rc = wb_lesson_load(dir, &l, err))) {
         char *text = wb_predictions_template(&l);
         wb_template_path(dir, written[n_written], sizeof written[0]);
-        rc = text ? write_new(written[n_written], text, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = text ? write_new(written[n_written], text, err) : wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         if (!rc) n_written++;
         free(text);
         wb_lesson_free(&l);
@@ -446,7 +446,7 @@ int wb_new_lesson_create(const wb_new_lesson *req, char *out_dir, size_t cap, wb
     if (!rc) {
         char *text = substitute(ANSWER_KEY, &subs);
         snprintf(written[n_written], sizeof written[0], "%s", key);
-        rc = text ? write_new(key, text, err) : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = text ? write_new(key, text, err) : wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         if (!rc) n_written++;
         free(text);
     }

@@ -33,6 +33,11 @@ static const char *severity_name(wb_lint_severity s) {
     return s == WB_LINT_ERROR ? "error" : s == WB_LINT_PENDING ? "pending" : "warning";
 }
 
+/* The same word for a reader: translated in the text report (the JSON keeps the names above). */
+static const char *severity_text(wb_lint_severity s) {
+    return s == WB_LINT_ERROR ? _("error") : s == WB_LINT_PENDING ? _("pending") : _("warning");
+}
+
 static void add(wb_lint_report *r, wb_lint_severity sev, const char *check, const char *path, int line, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 static void add(wb_lint_report *r, wb_lint_severity sev, const char *check, const char *path, int line, const char *fmt, ...) {
@@ -96,10 +101,12 @@ static int is_translation_issue(const wb_lint_issue *x) { return !strncmp(x->che
 void wb_lint_report_print(FILE *f, const wb_lint_report *r) {
     for (size_t i = 0, heading = 0; i < r->n; i++) {
         const wb_lint_issue *x = &r->items[i];
-        if (is_translation_issue(x) && !heading++) fprintf(f, "%s: Japanese catalog (i18n/ja.yaml, the key's .ja.yaml):\n", r->lesson);
-        if (x->line > 0) fprintf(f, "%s:%d: ", x->path, x->line);
-        else fprintf(f, "%s: ", x->path);
-        fprintf(f, "%s: %s [%s]\n", severity_name(x->severity), x->message, x->check);
+        if (is_translation_issue(x) && !heading++) fprintf(f, _("%s: Japanese catalog (i18n/ja.yaml, the key's .ja.yaml):\n"), r->lesson);
+        char place[4300], line[5600];
+        if (x->line > 0) snprintf(place, sizeof place, "%s:%d: ", x->path, x->line);
+        else snprintf(place, sizeof place, "%s: ", x->path);
+        snprintf(line, sizeof line, "%s%s: %s [%s]", place, severity_text(x->severity), x->message, x->check);
+        wb_cli_print_line(f, line, 0, 4); /* one issue a line in English, as compilers print them */
     }
 }
 
@@ -158,14 +165,14 @@ static int has_todo(const char *s) { return s && strstr(s, "TODO") != NULL; }
 /* ---- lesson.yaml, CMakeLists.txt, README.md ------------------------------------------------- */
 
 static void check_lesson_text(wb_lint_report *r, const wb_lesson *l) {
-    if (has_todo(l->title)) add(r, WB_LINT_ERROR, "lesson-todo", l->path, line_of(l->path, "title:"), "the title still says TODO");
+    if (has_todo(l->title)) add(r, WB_LINT_ERROR, "lesson-todo", l->path, line_of(l->path, "title:"), _("the title still says TODO"));
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *q = &l->questions[i];
-        if (has_todo(q->ask)) add(r, WB_LINT_ERROR, "lesson-todo", l->path, q->line, "question '%s' still says TODO", q->id);
+        if (has_todo(q->ask)) add(r, WB_LINT_ERROR, "lesson-todo", l->path, q->line, _("question '%s' still says TODO"), q->id);
         for (size_t j = 0; j < q->n_facts; j++)
             for (size_t k = 0; k < j; k++)
                 if (!strcmp(q->facts[j], q->facts[k]))
-                    add(r, WB_LINT_ERROR, "lesson-facts-duplicate", l->path, q->line, "question '%s' asks for %s twice", q->id,
+                    add(r, WB_LINT_ERROR, "lesson-facts-duplicate", l->path, q->line, _("question '%s' asks for %s twice"), q->id,
                         q->facts[j]);
     }
 }
@@ -175,8 +182,8 @@ static void check_cmake(wb_lint_report *r, const wb_lesson *l) {
     snprintf(path, sizeof path, "%s/CMakeLists.txt", l->dir);
     FILE *f = wb_open_regular_file(path);
     if (!f) {
-        add(r, WB_LINT_WARNING, "cmake-missing", path, 0, "no CMakeLists.txt: the build does not make %s here (a lesson has "
-                                                          "wb_add_lesson(%s SOURCES main.cu))", l->binary, l->binary);
+        add(r, WB_LINT_WARNING, "cmake-missing", path, 0, _("no CMakeLists.txt: the build does not make %s here (a lesson has "
+                                                          "wb_add_lesson(%s SOURCES main.cu))"), l->binary, l->binary);
         return;
     }
     char line[4096], target[256] = "";
@@ -193,23 +200,23 @@ static void check_cmake(wb_lint_report *r, const wb_lesson *l) {
         }
     }
     fclose(f);
-    if (!target[0]) add(r, WB_LINT_ERROR, "cmake-binary", path, 0, "no wb_add_lesson(%s ...): the program is not built", l->binary);
+    if (!target[0]) add(r, WB_LINT_ERROR, "cmake-binary", path, 0, _("no wb_add_lesson(%s ...): the program is not built"), l->binary);
     else if (strcmp(target, l->binary) != 0)
-        add(r, WB_LINT_ERROR, "cmake-binary", path, at, "builds %s, but lesson.yaml runs binary %s", target, l->binary);
+        add(r, WB_LINT_ERROR, "cmake-binary", path, at, _("builds %s, but lesson.yaml runs binary %s"), target, l->binary);
 }
 
 static void check_readme(wb_lint_report *r, const wb_lesson *l) {
     char path[4200];
     snprintf(path, sizeof path, "%s/README.md", l->dir);
     if (!wb_file_exists(path)) {
-        add(r, WB_LINT_WARNING, "readme-missing", path, 0, "no README.md: the lesson text (what to predict, then past the "
-                                                           "<!-- reveal --> line what the trace shows)");
+        add(r, WB_LINT_WARNING, "readme-missing", path, 0, _("no README.md: the lesson text (what to predict, then past the "
+                                                           "<!-- reveal --> line what the trace shows)"));
         return;
     }
     if (!line_of(path, "<!-- reveal -->"))
-        add(r, WB_LINT_WARNING, "readme-reveal", path, 0, "no <!-- reveal --> line: learners cannot tell where the spoilers start");
+        add(r, WB_LINT_WARNING, "readme-reveal", path, 0, _("no <!-- reveal --> line: learners cannot tell where the spoilers start"));
     int todo = line_of(path, "TODO");
-    if (todo) add(r, WB_LINT_ERROR, "readme-todo", path, todo, "the lesson text still says TODO");
+    if (todo) add(r, WB_LINT_ERROR, "readme-todo", path, todo, _("the lesson text still says TODO"));
 }
 
 /* ---- the title ------------------------------------------------------------------------------ */
@@ -248,8 +255,8 @@ static void check_title(wb_lint_report *r, const wb_lesson *l) {
         if (!is_count_word(w[i], len[i])) continue;
         for (size_t j = i + 1; j < n && j <= i + 2; j++)
             if (is_fact_word(w[j], len[j])) {
-                add(r, WB_LINT_WARNING, "title-count", l->path, line_of(l->path, "title:"), "the title says '%.*s': grader list "
-                    "shows it before the learner predicts, so it gives an answer away", (int)(w[j] + len[j] - w[i]), w[i]);
+                add(r, WB_LINT_WARNING, "title-count", l->path, line_of(l->path, "title:"), _("the title says '%.*s': grader list "
+                    "shows it before the learner predicts, so it gives an answer away"), (int)(w[j] + len[j] - w[i]), w[i]);
                 return;
             }
     }
@@ -261,7 +268,7 @@ static void check_template(wb_lint_report *r, const wb_lesson *l) {
     char path[4200];
     wb_template_path(l->dir, path, sizeof path);
     if (!wb_file_exists(path)) {
-        add(r, WB_LINT_ERROR, "template-missing", path, 0, "no predictions template; make it with: grader template %s --write",
+        add(r, WB_LINT_ERROR, "template-missing", path, 0, _("no predictions template; make it with: grader template %s --write"),
             l->dir);
         return;
     }
@@ -275,9 +282,9 @@ static void check_template(wb_lint_report *r, const wb_lesson *l) {
     size_t n = wb_template_compare(l, &p, issues, 64);
     for (size_t i = 0; i < n && i < 64; i++)
         add(r, WB_LINT_ERROR, "template", path, issues[i].line, "%s", issues[i].message);
-    if (n > 64) add(r, WB_LINT_ERROR, "template", path, 0, "... and %zu more differences", n - 64);
-    if (n) add(r, WB_LINT_ERROR, "template", path, 0, "remake it from lesson.yaml: grader template %s > %s (a learner's "
-                   "answers live in predictions.yaml beside it, never here)", l->dir, path);
+    if (n > 64) add(r, WB_LINT_ERROR, "template", path, 0, _("... and %zu more differences"), n - 64);
+    if (n) add(r, WB_LINT_ERROR, "template", path, 0, _("remake it from lesson.yaml: grader template %s > %s (a learner's "
+                   "answers live in predictions.yaml beside it, never here)"), l->dir, path);
     wb_predictions_free(&p);
 }
 
@@ -291,8 +298,8 @@ static void check_work(wb_lint_report *r, const wb_lesson *l) {
         for (size_t j = 0; j < q->n_facts; j++) {
             const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], NULL);
             if (kind && kind->value->judged && !wb_lesson_work(l, v, q->range))
-                add(r, WB_LINT_ERROR, "work-missing", l->path, q->line, "question '%s' asks the %s of range '%s' (variant %s), "
-                    "but 'work:' declares no FLOPs and bytes for it", q->id, q->facts[j], q->range, v ? v : "?");
+                add(r, WB_LINT_ERROR, "work-missing", l->path, q->line, _("question '%s' asks the %s of range '%s' (variant %s), "
+                    "but 'work:' declares no FLOPs and bytes for it"), q->id, q->facts[j], q->range, v ? v : "?");
         }
     }
 }
@@ -311,51 +318,51 @@ static const char *question_variant(const wb_question *q, const wb_lesson *l) {
 
 static void check_arch_answers(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k, const wb_arch_answers *a) {
     wb_lint_severity sev = a->verified ? WB_LINT_ERROR : WB_LINT_WARNING;
-    const char *status = a->verified ? "verified" : "unverified";
+    const char *status = a->verified ? _("verified") : _("unverified");
     char list[1024];
     for (size_t i = 0; i < a->answers.n; i++) {
         const wb_prediction *p = &a->answers.items[i];
         if (p->variant && !wb_lesson_variant(l, p->variant))
-            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, "%s answer '%s': no variant '%s' in lesson.yaml (it has: %s)",
+            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, _("%s answer '%s': no variant '%s' in lesson.yaml (it has: %s)"),
                 a->arch, p->id, p->variant, wb_lesson_variant_list(l, list, sizeof list));
         if (!p->variant && l->n_variants > 1)
-            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, "%s answer '%s' needs a variant: the lesson has several",
+            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, _("%s answer '%s' needs a variant: the lesson has several"),
                 a->arch, p->id);
         if (!wb_lesson_has_range(l, p->range))
-            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, "%s answer '%s': range '%s' is not in lesson.yaml's ranges",
+            add(r, WB_LINT_ERROR, "key-unknown", k->path, p->line, _("%s answer '%s': range '%s' is not in lesson.yaml's ranges"),
                 a->arch, p->id, p->range);
         if (!wb_lesson_question(l, p->id))
-            add(r, WB_LINT_WARNING, "key-extra", k->path, p->line, "%s answers '%s', which lesson.yaml does not ask: verify "
-                                                                   "checks it, learners are never asked", a->arch, p->id);
+            add(r, WB_LINT_WARNING, "key-extra", k->path, p->line, _("%s answers '%s', which lesson.yaml does not ask: verify "
+                                                                   "checks it, learners are never asked"), a->arch, p->id);
     }
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *q = &l->questions[i];
         const wb_prediction *p = wb_predictions_find(&a->answers, q->id);
         if (!p) {
-            add(r, sev, "key-unanswered", k->path, 0, "%s (%s) does not answer question '%s' (lesson.yaml line %d)", a->arch,
+            add(r, sev, "key-unanswered", k->path, 0, _("%s (%s) does not answer question '%s' (lesson.yaml line %d)"), a->arch,
                 status, q->id, q->line);
             continue;
         }
         const char *qv = question_variant(q, l), *pv = wb_prediction_variant(p, l);
         if ((qv || pv) && (!qv || !pv || strcmp(qv, pv)))
-            add(r, sev, "key-mismatch", k->path, p->line, "%s answer '%s' is about variant %s, the question about %s", a->arch,
-                p->id, pv ? pv : "(none)", qv ? qv : "(none)");
+            add(r, sev, "key-mismatch", k->path, p->line, _("%s answer '%s' is about variant %s, the question about %s"), a->arch,
+                p->id, pv ? pv : _("(none)"), qv ? qv : _("(none)"));
         if (strcmp(q->range, p->range))
-            add(r, sev, "key-mismatch", k->path, p->line, "%s answer '%s' is about range %s, the question about %s", a->arch,
+            add(r, sev, "key-mismatch", k->path, p->line, _("%s answer '%s' is about range %s, the question about %s"), a->arch,
                 p->id, p->range, q->range);
         if (q->rank != p->rank)
-            add(r, sev, "key-mismatch", k->path, p->line, "%s answer '%s' is about %s, the question about %s", a->arch, p->id,
-                p->rank < 0 ? "all ranks" : "one rank ('rank:')", q->rank < 0 ? "all ranks" : "one rank ('rank:')");
+            add(r, sev, "key-mismatch", k->path, p->line, _("%s answer '%s' is about %s, the question about %s"), a->arch, p->id,
+                p->rank < 0 ? _("all ranks") : _("one rank ('rank:')"), q->rank < 0 ? _("all ranks") : _("one rank ('rank:')"));
         for (size_t j = 0; j < q->n_facts; j++)
             if (!fact_labelled(p, q->facts[j]))
-                add(r, sev, "key-unanswered", k->path, p->line, "%s (%s) answer '%s' lacks %s, which the question asks", a->arch,
+                add(r, sev, "key-unanswered", k->path, p->line, _("%s (%s) answer '%s' lacks %s, which the question asks"), a->arch,
                     status, p->id, q->facts[j]);
     }
 }
 
 static void check_key(wb_lint_report *r, const wb_lesson *l, const wb_answer_key *k) {
     if (strcmp(k->lesson, l->lesson) != 0)
-        add(r, WB_LINT_ERROR, "key-lesson", k->path, line_of(k->path, "lesson:"), "'lesson: %s', but this is the key of %s",
+        add(r, WB_LINT_ERROR, "key-lesson", k->path, line_of(k->path, "lesson:"), _("'lesson: %s', but this is the key of %s"),
             k->lesson, l->lesson);
     size_t verified = 0;
     for (size_t i = 0; i < k->n_archs; i++) {
@@ -364,21 +371,21 @@ static void check_key(wb_lint_report *r, const wb_lesson *l, const wb_answer_key
     }
     if (!verified)
         add(r, WB_LINT_ERROR, "key-no-verified", k->path, line_of(k->path, "architectures:"),
-            "no verified architecture: record the lesson on a GPU (grader record), write that architecture's answers, check "
-            "them (grader verify --replay) and mark them status: verified");
+            _("no verified architecture: record the lesson on a GPU (grader record), write that architecture's answers, check "
+            "them (grader verify --replay) and mark them status: verified"));
     for (size_t i = 0; i < l->n_questions; i++) {
         const char *e = wb_answer_key_explanation_en(k, l->questions[i].id);
         if (!e)
             add(r, WB_LINT_ERROR, "explanation-missing", k->path, line_of(k->path, "explanations:"),
-                "no explanation for question '%s': learners see one after grading", l->questions[i].id);
+                _("no explanation for question '%s': learners see one after grading"), l->questions[i].id);
         else if (has_todo(e))
-            add(r, WB_LINT_ERROR, "explanation-todo", k->path, line_of(k->path, e), "the explanation of '%s' still says TODO",
+            add(r, WB_LINT_ERROR, "explanation-todo", k->path, line_of(k->path, e), _("the explanation of '%s' still says TODO"),
                 l->questions[i].id);
     }
     for (size_t i = 0; i < k->n_explanations; i++)
         if (!wb_lesson_question(l, k->explanation_ids[i]))
-            add(r, WB_LINT_WARNING, "explanation-unknown", k->path, 0, "an explanation for '%s', which is not a question of "
-                                                                       "lesson.yaml (a typo?)", k->explanation_ids[i]);
+            add(r, WB_LINT_WARNING, "explanation-unknown", k->path, 0, _("an explanation for '%s', which is not a question of "
+                                                                       "lesson.yaml (a typo?)"), k->explanation_ids[i]);
 }
 
 /* ---- the Japanese catalog --------------------------------------------------------------------- */
@@ -400,10 +407,10 @@ static void translation_entry(wb_lint_report *r, const wb_translation *t, const 
     char sha[65];
     wb_sha256_hex(english, sha);
     if (!e)
-        add(r, WB_LINT_WARNING, "translation-missing", t->path, 0, "%s has no Japanese translation (en_sha %s)", what, sha);
+        add(r, WB_LINT_WARNING, "translation-missing", t->path, 0, _("%s has no Japanese translation (en_sha %s)"), what, sha);
     else if (strcmp(e->en_sha, sha) != 0)
-        add(r, WB_LINT_WARNING, "translation-stale", t->path, e->line, "the Japanese %s translates an older English text: "
-            "translate it again from the English as it is now and set en_sha: %s (until then learners see the English)", what, sha);
+        add(r, WB_LINT_WARNING, "translation-stale", t->path, e->line, _("the Japanese %s translates an older English text: "
+            "translate it again from the English as it is now and set en_sha: %s (until then learners see the English)"), what, sha);
 }
 
 /* git's answer to whether README.md differs now from its version at commit: 1 differs, 0 the same,
@@ -443,13 +450,13 @@ static void check_readme_translation(wb_lint_report *r, const wb_lesson *l) {
              strlen(commit) == 40;
     fclose(f);
     if (!ok) {
-        add(r, WB_LINT_WARNING, "translation-commit", path, 1, "the first line does not name the English it translates: "
-            "<!-- translates: README.md @ COMMIT --> (git log -1 --format=%%H -- README.md)");
+        add(r, WB_LINT_WARNING, "translation-commit", path, 1, _("the first line does not name the English it translates: "
+            "<!-- translates: README.md @ COMMIT --> (git log -1 --format=%%H -- README.md)"));
         return;
     }
     if (readme_changed_since(l->dir, commit) == 1)
-        add(r, WB_LINT_WARNING, "translation-stale", path, 1, "README.md changed since %.12s, the commit this translates "
-            "(git diff %.12s -- README.md shows what to carry over; then name the new commit)", commit, commit);
+        add(r, WB_LINT_WARNING, "translation-stale", path, 1, _("README.md changed since %.12s, the commit this translates "
+            "(git diff %.12s -- README.md shows what to carry over; then name the new commit)"), commit, commit);
 }
 
 /* Issues about translations go at the end of the report, under the Japanese catalog's heading. */
@@ -462,25 +469,28 @@ static void check_translations(wb_lint_report *r, const wb_lesson *l, const wb_a
         add_reader_error(r, "translation-unreadable", path, l->ja_error);
     } else if (!l->ja) {
         if (translated)
-            add(r, WB_LINT_WARNING, "translation-missing", path, 0, "no Japanese translation of this lesson's title and questions "
-                "(other lessons have one; docs/i18n.md says how to write it)");
+            add(r, WB_LINT_WARNING, "translation-missing", path, 0, _("no Japanese translation of this lesson's title and questions "
+                "(other lessons have one; docs/i18n.md says how to write it)"));
     } else {
-        if (l->title) translation_entry(r, l->ja, l->ja->title, "title", l->title);
+        if (l->title) translation_entry(r, l->ja, l->ja->title, _("title"), l->title);
         for (size_t i = 0; i < l->n_questions; i++) {
             const wb_question *q = &l->questions[i];
             const wb_translated *e = wb_translation_find(l->ja, q->id);
             char *source = wb_question_source(q);
-            snprintf(what, sizeof what, "question '%s'", q->id);
+            snprintf(what, sizeof what, _("question '%s'"), q->id);
             if (source) translation_entry(r, l->ja, e, what, source);
             free(source);
             if (e && e->n_hints != q->n_hints)
-                add(r, WB_LINT_WARNING, "translation-hints", l->ja->path, e->line, "question '%s' has %zu hint%s in English and %zu "
-                    "in Japanese: a learner sees the English ones", q->id, q->n_hints, q->n_hints == 1 ? "" : "s", e->n_hints);
+                add(r, WB_LINT_WARNING, "translation-hints", l->ja->path, e->line,
+                    wb_ngettext("question '%s' has %zu hint in English and %zu in Japanese: a learner sees the English ones",
+                                "question '%s' has %zu hints in English and %zu in Japanese: a learner sees the English ones",
+                                q->n_hints),
+                    q->id, q->n_hints, e->n_hints);
         }
         for (size_t i = 0; i < l->ja->n; i++)
             if (!wb_lesson_question(l, l->ja->items[i].id))
-                add(r, WB_LINT_WARNING, "translation-unknown", l->ja->path, l->ja->items[i].line, "a translation of '%s', which "
-                    "is not a question of lesson.yaml", l->ja->items[i].id);
+                add(r, WB_LINT_WARNING, "translation-unknown", l->ja->path, l->ja->items[i].line, _("a translation of '%s', which "
+                    "is not a question of lesson.yaml"), l->ja->items[i].id);
     }
     if (!k) return;
     wb_key_translation_path(k->path, "ja", path, sizeof path);
@@ -488,17 +498,17 @@ static void check_translations(wb_lint_report *r, const wb_lesson *l, const wb_a
         add_reader_error(r, "translation-unreadable", path, k->ja_error);
     } else if (!k->ja) {
         if (translated)
-            add(r, WB_LINT_WARNING, "translation-missing", path, 0, "no Japanese translation of the answer key's explanations");
+            add(r, WB_LINT_WARNING, "translation-missing", path, 0, _("no Japanese translation of the answer key's explanations"));
     } else {
         for (size_t i = 0; i < l->n_questions; i++) {
             const char *english = wb_answer_key_explanation_en(k, l->questions[i].id);
-            snprintf(what, sizeof what, "explanation of '%s'", l->questions[i].id);
+            snprintf(what, sizeof what, _("explanation of '%s'"), l->questions[i].id);
             if (english) translation_entry(r, k->ja, wb_translation_find(k->ja, l->questions[i].id), what, english);
         }
         for (size_t i = 0; i < k->ja->n; i++)
             if (!wb_lesson_question(l, k->ja->items[i].id))
-                add(r, WB_LINT_WARNING, "translation-unknown", k->ja->path, k->ja->items[i].line, "a translation of the "
-                    "explanation of '%s', which is not a question of lesson.yaml", k->ja->items[i].id);
+                add(r, WB_LINT_WARNING, "translation-unknown", k->ja->path, k->ja->items[i].line, _("a translation of the "
+                    "explanation of '%s', which is not a question of lesson.yaml"), k->ja->items[i].id);
     }
 }
 
@@ -567,7 +577,7 @@ static int run_has_range(const wb_run *run, const char *name) {
 static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x) {
     wb_recording *rec = &x->rec;
     if (strcmp(rec->lesson, l->lesson) != 0) {
-        add(r, WB_LINT_ERROR, "recording-lesson", x->path, 0, "a recording of lesson %s, not %s", rec->lesson, l->lesson);
+        add(r, WB_LINT_ERROR, "recording-lesson", x->path, 0, _("a recording of lesson %s, not %s"), rec->lesson, l->lesson);
         x->usable = 0;
         return;
     }
@@ -576,13 +586,13 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
     snprintf(expected, sizeof expected, "%s.json", arch);
     const char *base = strrchr(x->path, '/');
     if (strcmp(base ? base + 1 : x->path, expected))
-        add(r, WB_LINT_WARNING, "recording-name", x->path, 0, "recorded on %s, so grader record would name it %s", arch, expected);
+        add(r, WB_LINT_WARNING, "recording-name", x->path, 0, _("recorded on %s, so grader record would name it %s"), arch, expected);
 
     const char **variants = calloc(l->n_variants + 1, sizeof *variants);
     size_t n_variants = 0;
     char a[1024], b[1024];
     if (!variants) {
-        add(r, WB_LINT_ERROR, "out-of-memory", x->path, 0, "out of memory");
+        add(r, WB_LINT_ERROR, "out-of-memory", x->path, 0, _("out of memory"));
         x->usable = 0;
         return;
     }
@@ -590,7 +600,7 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         const wb_variant *v = &l->variants[i];
         const wb_run *run = wb_recording_run(rec, v->name);
         if (!run) {
-            add(r, WB_LINT_ERROR, "recording-variant", x->path, 0, "no run of variant '%s'; re-record: grader record %s", v->name,
+            add(r, WB_LINT_ERROR, "recording-variant", x->path, 0, _("no run of variant '%s'; re-record: grader record %s"), v->name,
                 l->dir);
             x->usable = 0;
             continue;
@@ -599,14 +609,14 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         if (!same_args(v, run)) {
             args_text(run->args, run->n_args, a, sizeof a);
             args_text(v->args, v->n_args, b, sizeof b);
-            add(r, WB_LINT_ERROR, "recording-args", x->path, 0, "variant '%s' was recorded with [%s], but lesson.yaml now runs "
-                "[%s]; re-record: grader record %s", v->name, a, b, l->dir);
+            add(r, WB_LINT_ERROR, "recording-args", x->path, 0, _("variant '%s' was recorded with [%s], but lesson.yaml now runs "
+                "[%s]; re-record: grader record %s"), v->name, a, b, l->dir);
         }
     }
     for (size_t i = 0; i < rec->n_runs; i++)
         if (!wb_lesson_variant(l, rec->runs[i].variant))
-            add(r, WB_LINT_WARNING, "recording-variant-extra", x->path, 0, "a run of variant '%s', which lesson.yaml does not "
-                "have", rec->runs[i].variant);
+            add(r, WB_LINT_WARNING, "recording-variant-extra", x->path, 0, _("a run of variant '%s', which lesson.yaml does not "
+                "have"), rec->runs[i].variant);
     wb_error err = {0};
     if (wb_check_usable(rec, l, variants, n_variants, NULL, &err)) {
         add(r, WB_LINT_ERROR, "recording-unusable", x->path, 0, "%s", err.message);
@@ -620,8 +630,8 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         int found = 0;
         for (size_t j = 0; j < rec->n_runs && !found; j++) found = run_has_range(&rec->runs[j], l->ranges[i]);
         if (!found)
-            add(r, WB_LINT_ERROR, "range-not-emitted", l->path, ranges_line, "range '%s' is listed, but no run of %s has it: "
-                "the program never emits it (or emits it before CUDA starts, where the capture cannot see it)", l->ranges[i],
+            add(r, WB_LINT_ERROR, "range-not-emitted", l->path, ranges_line, _("range '%s' is listed, but no run of %s has it: "
+                "the program never emits it (or emits it before CUDA starts, where the capture cannot see it)"), l->ranges[i],
                 x->path);
     }
     const char *reported[256];
@@ -637,8 +647,8 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
             for (size_t k = 0; k < n_reported && !seen; k++) seen = !strcmp(reported[k], g->name);
             if (seen) continue;
             if (n_reported < 256) reported[n_reported++] = g->name;
-            add(r, WB_LINT_ERROR, "range-not-listed", l->path, ranges_line, "range '%s' occurs in %s (variant %s) but is not in "
-                "'ranges'", g->name, x->path, rec->runs[j].variant);
+            add(r, WB_LINT_ERROR, "range-not-listed", l->path, ranges_line, _("range '%s' occurs in %s (variant %s) but is not in "
+                "'ranges'"), g->name, x->path, rec->runs[j].variant);
         }
     }
     /* every question's range inside the profiled window of its variant */
@@ -649,9 +659,11 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
         if (!run) continue;
         wb_occurrences occ;
         if (q->rank >= wb_capture_ranks(&run->capture)) {
-            add(r, WB_LINT_ERROR, "question-rank-absent", l->path, q->line, "question '%s' asks about rank %d of variant %s, but "
-                "%s holds %d process%s", q->id, q->rank, v, x->path, wb_capture_ranks(&run->capture),
-                wb_capture_ranks(&run->capture) == 1 ? "" : "es");
+            int ranks = wb_capture_ranks(&run->capture);
+            add(r, WB_LINT_ERROR, "question-rank-absent", l->path, q->line,
+                wb_ngettext("question '%s' asks about rank %d of variant %s, but %s holds %d process",
+                            "question '%s' asks about rank %d of variant %s, but %s holds %d processes", (unsigned long)ranks),
+                q->id, q->rank, v, x->path, ranks);
             continue;
         }
         if (wb_find_occurrences_on(&run->capture, q->range, q->rank < 0 ? WB_ALL_RANKS : q->rank, &occ)) {
@@ -659,8 +671,8 @@ static void check_recording(wb_lint_report *r, const wb_lesson *l, recording *x)
             continue;
         }
         if (occ.n == 0)
-            add(r, WB_LINT_ERROR, "question-range-absent", l->path, q->line, "question '%s' asks about range '%s' of variant %s, "
-                "but it never occurs inside the profiled window (cudaProfilerStart to Stop) of %s", q->id, q->range, v, x->path);
+            add(r, WB_LINT_ERROR, "question-range-absent", l->path, q->line, _("question '%s' asks about range '%s' of variant %s, "
+                "but it never occurs inside the profiled window (cudaProfilerStart to Stop) of %s"), q->id, q->range, v, x->path);
         wb_occurrences_free(&occ);
     }
 }
@@ -708,15 +720,15 @@ static void describe_actual(const wb_graded_fact *g, char *buf, size_t cap) {
         wb_graded_actual_text(g, buf, cap);
         if (g->is_time) {
             char band[128];
-            snprintf(buf + strlen(buf), cap - strlen(buf), " us (right from %s)", wb_graded_band_text(g, band, sizeof band));
+            snprintf(buf + strlen(buf), cap - strlen(buf), _(" us (right from %s)"), wb_graded_band_text(g, band, sizeof band));
         }
         return;
     }
     if (g->n_occurrences == 0) {
-        snprintf(buf, cap, "nothing (the range never occurs in the profiled window)");
+        snprintf(buf, cap, "%s", _("nothing (the range never occurs in the profiled window)"));
         return;
     }
-    snprintf(buf, cap, "values that differ by occurrence:");
+    snprintf(buf, cap, "%s", _("values that differ by occurrence:"));
     for (size_t i = 0; i < g->n_occurrences && i < 12; i++) {
         char value[64];
         wb_fact_value_of(g->fact)->text((double)g->per_occurrence[i], value, sizeof value);
@@ -740,8 +752,12 @@ static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer
         }
     if (!timed) return;
     if (x->rec.n_repeats == 0) {
-        add(r, WB_LINT_WARNING, "time-no-repeats", x->path, 0, "the key has %zu time fact%s, but this recording keeps no repeats, so "
-            "nothing shows they hold in every run; re-record with grader record %s --repeat 3", timed, timed == 1 ? "" : "s", l->dir);
+        add(r, WB_LINT_WARNING, "time-no-repeats", x->path, 0,
+            wb_ngettext("the key has %zu time fact, but this recording keeps no repeats, so nothing shows they hold in every "
+                        "run; re-record with grader record %s --repeat 3",
+                        "the key has %zu time facts, but this recording keeps no repeats, so nothing shows they hold in every "
+                        "run; re-record with grader record %s --repeat 3", timed),
+            timed, l->dir);
         return;
     }
     char pred[64], actual[512];
@@ -759,8 +775,8 @@ static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer
                 const wb_fact *f = &p->facts[j];
                 if (!from_range_times(f)) continue;
                 if (!times) {
-                    add(r, sev, "time-unstable", x->path, 0, "repeat %zu holds no times of range '%s' (variant %s); re-record with "
-                        "grader record %s --repeat 3", rep + 2, p->range, variant ? variant : "?", l->dir);
+                    add(r, sev, "time-unstable", x->path, 0, _("repeat %zu holds no times of range '%s' (variant %s); re-record with "
+                        "grader record %s --repeat 3"), rep + 2, p->range, variant ? variant : "?", l->dir);
                     continue;
                 }
                 wb_graded_fact g = {.prediction = p, .fact = f, .variant = variant, .predicted = f->predicted,
@@ -770,8 +786,8 @@ static void check_repeats(wb_lint_report *r, const wb_lesson *l, const wb_answer
                     r->out_of_memory = 1;
                 } else if (!g.right) {
                     describe_actual(&g, actual, sizeof actual);
-                    add(r, sev, "time-unstable", k->path, f->line, "%s answers %s of '%s' with %s, which held in the recorded run "
-                        "but not in repeat %zu of %s, where it is %s: widen the question's tolerance or ask about a steadier range",
+                    add(r, sev, "time-unstable", k->path, f->line, _("%s answers %s of '%s' with %s, which held in the recorded run "
+                        "but not in repeat %zu of %s, where it is %s: widen the question's tolerance or ask about a steadier range"),
                         a->arch, f->label, p->id, wb_fact_value_text(f, pred, sizeof pred), rep + 2, x->path, actual);
                 }
                 free(g.per_occurrence), free(g.gpu_us), free(g.wall_us), free(g.per_us);
@@ -784,8 +800,8 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
     const char *arch = x->rec.runs[0].capture.arch;
     const wb_arch_answers *a = wb_answer_key_arch(k, arch);
     if (!a) {
-        add(r, WB_LINT_WARNING, "key-no-arch", k->path, 0, "no answers for %s, the architecture of %s: learners replaying it get "
-            "no explanations checked", arch, x->path);
+        add(r, WB_LINT_WARNING, "key-no-arch", k->path, 0, _("no answers for %s, the architecture of %s: learners replaying it get "
+            "no explanations checked"), arch, x->path);
         return;
     }
     wb_error err = {0};
@@ -804,8 +820,8 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
         if (f->right) continue;
         describe_actual(f, actual, sizeof actual);
         char pred[64];
-        add(r, sev, "key-differs", k->path, f->fact->line, "%s (%s) answers %s of '%s' with %s, but %s has %s", arch,
-            a->verified ? "verified" : "unverified", f->fact->label, f->prediction->id, wb_graded_predicted_text(f, pred, sizeof pred),
+        add(r, sev, "key-differs", k->path, f->fact->line, _("%s (%s) answers %s of '%s' with %s, but %s has %s"), arch,
+            a->verified ? _("verified") : _("unverified"), f->fact->label, f->prediction->id, wb_graded_predicted_text(f, pred, sizeof pred),
             x->path, actual);
     }
     wb_grade_free(&g);
@@ -824,9 +840,9 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
         if (off.n && wb_grade_predictions(&off, l, &x->rec, &g, &err) == 0) {
             for (size_t j = 0; j < g.n; j++)
                 if (g.facts[j].right)
-                    add(r, sev, "time-too-lenient", k->path, g.facts[j].fact->line, "%s of question '%s' is graded right even "
+                    add(r, sev, "time-too-lenient", k->path, g.facts[j].fact->line, _("%s of question '%s' is graded right even "
                         "at %s the key's value (%g us against %s): a tolerance that wide cannot tell a good estimate from a "
-                        "bad one", g.facts[j].fact->label, g.facts[j].prediction->id, half ? "half" : "twice",
+                        "bad one"), g.facts[j].fact->label, g.facts[j].prediction->id, half ? _("half") : _("twice"),
                         g.facts[j].predicted_us, x->path);
             wb_grade_free(&g);
         }
@@ -846,8 +862,8 @@ static void check_replay(wb_lint_report *r, const wb_lesson *l, const wb_answer_
             for (size_t j = 0; j < g.n; j++)
                 if (g.facts[j].prediction == &wrong.items[i]) facts++, right += (size_t)g.facts[j].right;
             if (facts > 0 && right == facts)
-                add(r, sev, "cannot-fail", k->path, wrong.items[i].line, "question '%s' is graded right even with every answer "
-                    "off by one against %s: it cannot be failed", wrong.items[i].id, x->path);
+                add(r, sev, "cannot-fail", k->path, wrong.items[i].line, _("question '%s' is graded right even with every answer "
+                    "off by one against %s: it cannot be failed"), wrong.items[i].id, x->path);
         }
         wb_grade_free(&g);
     }
@@ -931,7 +947,7 @@ static void check_source(wb_lint_report *r, const wb_lesson *l, recording *recs,
     snprintf(common, sizeof common, "%s/common", root);
     append_sources(&s, common, 0);
     if (!s.text) {
-        add(r, WB_LINT_WARNING, "source-missing", l->dir, 0, "no program source (.c, .cu, .h, .py) found to check questions against");
+        add(r, WB_LINT_WARNING, "source-missing", l->dir, 0, _("no program source (.c, .cu, .h, .py) found to check questions against"));
         return;
     }
     for (size_t i = 0; i < l->n_questions; i++) {
@@ -941,15 +957,15 @@ static void check_source(wb_lint_report *r, const wb_lesson *l, recording *recs,
         const char *qv = question_variant(q, l);
         int by_pytorch = qv && wb_variant_is_python(wb_lesson_variant(l, qv)) && recordings_range(recs, n_recs, qv, q->range);
         if (!strstr(s.text, quoted) && !by_pytorch)
-            add(r, WB_LINT_ERROR, "range-not-in-source", l->path, q->line, "question '%s' asks about range '%s', but the "
-                "program's source never names it (\"%s\" in %s or common/): a typo, or a range it cannot emit", q->id, q->range,
+            add(r, WB_LINT_ERROR, "range-not-in-source", l->path, q->line, _("question '%s' asks about range '%s', but the "
+                "program's source never names it (\"%s\" in %s or common/): a typo, or a range it cannot emit"), q->id, q->range,
                 q->range, l->dir);
         for (size_t j = 0; j < q->n_facts; j++) {
             const char *key;
             const wb_fact_kind_info *kind = wb_fact_kind_of_label(q->facts[j], &key);
             if (!kind || !kind->in_source || kind->in_source(key, s.text) || recordings_hold(recs, n_recs, kind, key)) continue;
-            add(r, WB_LINT_WARNING, "api-not-in-source", l->path, q->line, "question '%s' counts %s, which neither the "
-                "program's source nor any recording names: a typo?", q->id, key);
+            add(r, WB_LINT_WARNING, "api-not-in-source", l->path, q->line, _("question '%s' counts %s, which neither the "
+                "program's source nor any recording names: a typo?"), q->id, key);
         }
     }
     free(s.text);
@@ -967,12 +983,12 @@ static void report_leak(const wb_name_leak *leak, void *ctx) {
     leak_report *x = ctx;
     char what[512];
     if (leak->reader)
-        snprintf(what, sizeof what, "question '%s' names %s in its %s", leak->reader->id, leak->word, leak->where);
+        snprintf(what, sizeof what, _("question '%s' names %s in its %s"), leak->reader->id, leak->word, leak->where);
     else
-        snprintf(what, sizeof what, "'ranges' names %s", leak->word);
+        snprintf(what, sizeof what, _("'ranges' names %s"), leak->word);
     add(x->r, WB_LINT_ERROR, "question-names-kernel", x->l->path, leak->reader ? leak->reader->line : x->ranges_line,
-        "%s, a kernel that question '%s' asks the learner to predict (%s): the name answers it before it is predicted. Ask "
-        "about such a range by a pattern (range: \"re:...\", docs/predictions.md, \"Range names\") or leave the name out",
+        _("%s, a kernel that question '%s' asks the learner to predict (%s): the name answers it before it is predicted. Ask "
+          "about such a range by a pattern (range: \"re:...\", docs/predictions.md, \"Range names\") or leave the name out"),
         what, leak->asker->id, leak->key);
 }
 
@@ -1017,8 +1033,8 @@ int wb_lint_not_a_lesson(const char *dir, wb_lint_report *r) {
     memset(r, 0, sizeof *r);
     snprintf(r->lesson_dir, sizeof r->lesson_dir, "%s", dir);
     wb_lesson_dir_name(dir, r->lesson, sizeof r->lesson);
-    add(r, WB_LINT_ERROR, "lesson-missing", dir, 0, "a lesson folder (NN_ prefix) without lesson.yaml: the course skips it "
-                                                    "(grader new makes a complete one)");
+    add(r, WB_LINT_ERROR, "lesson-missing", dir, 0, _("a lesson folder (NN_ prefix) without lesson.yaml: the course skips it "
+                                                    "(grader new makes a complete one)"));
     return r->out_of_memory ? -1 : 0;
 }
 
@@ -1053,10 +1069,10 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
     if (!wb_file_exists(key_path) && wb_file_exists(sealed)) {
         /* a released copy (grader release): the answers are withheld, so the key's checks are the
          * instructor's, made before releasing */
-        add(r, WB_LINT_WARNING, "key-sealed", sealed, 0, "a released course: the answer key is sealed, so its checks "
-            "against the questions and recordings ran where the course was released");
+        add(r, WB_LINT_WARNING, "key-sealed", sealed, 0, _("a released course: the answer key is sealed, so its checks "
+            "against the questions and recordings ran where the course was released"));
     } else if (!wb_file_exists(key_path)) {
-        add(r, WB_LINT_ERROR, "key-missing", key_path, 0, "no answer key for %s (grader new makes a skeleton)", l.lesson);
+        add(r, WB_LINT_ERROR, "key-missing", key_path, 0, _("no answer key for %s (grader new makes a skeleton)"), l.lesson);
     } else {
         wb_error kerr = {0};
         if (wb_answer_key_load(key_path, &key, &kerr)) {
@@ -1073,8 +1089,8 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
     if (n == 0) {
         char traces[4200];
         snprintf(traces, sizeof traces, "%s/traces", l.dir);
-        add(r, WB_LINT_ERROR, "recording-missing", traces, 0, "no recording: learners without a GPU cannot check this lesson, and "
-            "nothing here can be checked against what the program does. On a GPU: grader record %s", l.dir);
+        add(r, WB_LINT_ERROR, "recording-missing", traces, 0, _("no recording: learners without a GPU cannot check this lesson, and "
+            "nothing here can be checked against what the program does. On a GPU: grader record %s"), l.dir);
     }
     check_source(r, &l, recs, n);
     check_name_leaks(r, &l, recs, n);
@@ -1090,8 +1106,8 @@ int wb_lint_lesson(const char *lesson_dir, wb_lint_report *r) {
             for (size_t j = 0; j < n && !recorded; j++)
                 recorded = recs[j].rec.n_runs && !strcmp(recs[j].rec.runs[0].capture.arch, key.archs[i].arch);
             if (!recorded)
-                add(r, WB_LINT_WARNING, "verified-without-recording", key_path, 0, "%s is marked verified, but there is no %s "
-                    "recording in traces/ to check it against here", key.archs[i].arch, key.archs[i].arch);
+                add(r, WB_LINT_WARNING, "verified-without-recording", key_path, 0, _("%s is marked verified, but there is no %s "
+                    "recording in traces/ to check it against here"), key.archs[i].arch, key.archs[i].arch);
         }
     for (size_t i = 0; i < n; i++) wb_recording_free(&recs[i].rec);
     free(recs);

@@ -67,8 +67,8 @@ static int migrate(sqlite3 *db, const char *path, int target, wb_error *err) {
         if (v < 0 || v > WB_GRADEBOOK_SCHEMA) {
             wb_gradebook_exec(db, "ROLLBACK", err);
             if (v < 0) return wb_gradebook_fail(db, "cannot read its schema version", err);
-            return wb_fail(err, WB_EXIT_INPUT, "%s: gradebook schema version %d, newer than this grader's %d: use the grader "
-                           "that made it", path, v, WB_GRADEBOOK_SCHEMA);
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: gradebook schema version %d, newer than this grader's %d: use the grader "
+                           "that made it"), path, v, WB_GRADEBOOK_SCHEMA);
         }
         if (v >= target) return wb_gradebook_exec(db, "COMMIT", err);
         char bump[64];
@@ -87,8 +87,8 @@ int wb_gradebook_open_at(const char *path, int create, int target, sqlite3 **out
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         int rc = create ? wb_gradebook_fail(db, "cannot open or create the gradebook", err)
-                        : wb_fail(err, WB_EXIT_INPUT, "%s: no gradebook there (%s): import submissions into it first "
-                                  "(grader gradebook import FILE... --db %s)", path, db ? sqlite3_errmsg(db) : "?", path);
+                        : wb_fail(err, WB_EXIT_INPUT, _("%s: no gradebook there (%s): import submissions into it first "
+                                  "(grader gradebook import FILE... --db %s)"), path, db ? sqlite3_errmsg(db) : "?", path);
         sqlite3_close(db);
         return rc;
     }

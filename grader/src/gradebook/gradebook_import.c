@@ -33,9 +33,9 @@ static int check_untampered(const char *path, const char *lesson, const char *tr
         if (x->right == x->submitted_right) continue;
         if (!strcmp(x->source, "replay") && x->against == WB_AGAINST_RECORDING)
             return wb_fail(err, WB_EXIT_INPUT,
-                           "%s: lesson %s, question %s, fact %s: the %s try is submitted as %s, but its prediction (%s) "
+                           _("%s: lesson %s, question %s, fact %s: the %s try is submitted as %s, but its prediction (%s) "
                            "replayed against the course's recording %s is %s. The file was changed after grader submit "
-                           "wrote it: nothing of it was imported; ask the learner to run grader submit again",
+                           "wrote it: nothing of it was imported; ask the learner to run grader submit again"),
                            path, lesson, x->question, x->label, try, x->submitted_right ? "right" : "wrong", x->predicted,
                            x->arch, x->right ? "right" : "wrong");
         if (x->against != WB_AGAINST_NOTHING) res->differ++;
@@ -48,7 +48,7 @@ static int regrade_all(wb_regrader *r, const char *path, json_t *sub, lesson_reg
     json_t *lessons = json_object_get(sub, "lessons");
     *n = json_array_size(lessons);
     *out = calloc(*n + 1, sizeof **out);
-    if (!*out) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!*out) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     for (size_t i = 0; i < *n; i++) {
         lesson_regrade *l = &(*out)[i];
         l->json = json_array_get(lessons, i);
@@ -127,8 +127,8 @@ static void write_lesson(writer *w, wb_regrader *r, const char *path, const char
     run_text(w, "SELECT identity FROM lessons WHERE name = ?", name, have, sizeof have);
     if (have[0]) {
         if (strcmp(have, identity) && !w->rc)
-            w->rc = wb_fail(w->err, WB_EXIT_INPUT, "%s: the gradebook holds lesson %s of another version of the course: start "
-                            "a new gradebook (--db) for this course", path, name);
+            w->rc = wb_fail(w->err, WB_EXIT_INPUT, _("%s: the gradebook holds lesson %s of another version of the course: start "
+                            "a new gradebook (--db) for this course"), path, name);
         return;
     }
     const wb_lesson *l = wb_regrader_lesson(r, name, w->err);
@@ -194,8 +194,8 @@ static int write_submission(writer *w, wb_regrader *r, const char *path, const c
     run_text(w, "SELECT id FROM course WHERE one = ?", "1", have, sizeof have);
     if (!have[0]) run(w, 0, "INSERT INTO course(one, id, since) VALUES (1, ?, ?)", "ss", r->identity.id, now);
     else if (strcmp(have, r->identity.id) && !w->rc)
-        w->rc = wb_fail(w->err, WB_EXIT_INPUT, "%s: the gradebook holds another course (%.19s...): start a new gradebook (--db) "
-                        "for this course", path, have);
+        w->rc = wb_fail(w->err, WB_EXIT_INPUT, _("%s: the gradebook holds another course (%.19s...): start a new gradebook (--db) "
+                        "for this course"), path, have);
     const char *learner = json_string_value(json_object_get(sub, "learner"));
     run(w, 0, "INSERT OR IGNORE INTO learners(name) VALUES (?)", "s", learner);
     long long learner_id = run(w, 1, "SELECT id FROM learners WHERE name = ?", "s", learner);

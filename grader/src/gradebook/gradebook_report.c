@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-const char WB_GB_DISCRIMINATION_RULE[] =
+const char WB_GB_DISCRIMINATION_RULE[] = N_(
     "corrected point-biserial correlation: Pearson's r between a fact being right at the first try and "
     "the share right of the learner's other facts in the lesson (a question: its share of facts right "
-    "against the facts outside it)";
+    "against the facts outside it)");
 
 static json_t *num(double v) { return isnan(v) ? json_null() : json_real(v); }
 
@@ -69,7 +69,7 @@ json_t *wb_gb_report_json(const wb_gb_report *r) {
     }
     return json_pack("{s:s, s:i, s:s?, s:I, s:I, s:{s:s, s:i, s:f, s:f, s:i}, s:o}", "format", "gpu-workbench-gradebook-report",
                      "version", 1, "course", r->course && *r->course ? r->course : NULL, "learners", (json_int_t)r->learners,
-                     "submissions", (json_int_t)r->submissions, "rules", "discrimination", WB_GB_DISCRIMINATION_RULE,
+                     "submissions", (json_int_t)r->submissions, "rules", "discrimination", _(WB_GB_DISCRIMINATION_RULE),
                      "min_learners", WB_GB_MIN_LEARNERS, "most_missed_below", WB_GB_MOST_MISSED, "not_discriminating_below",
                      WB_GB_LOW_DISCRIMINATION, "wrong_answers", WB_GB_WRONG_ANSWERS, "lessons", lessons);
 }
@@ -108,34 +108,47 @@ static void row(FILE *f, int indent, const char *name, long n, double share, dou
 void wb_gb_report_text(FILE *f, const wb_gb_report *r, int width) {
     if (width < 72) width = 72;
     char line[2048];
-    snprintf(line, sizeof line, "Gradebook: %ld learner%s, %ld submission%s, course %.19s...", r->learners,
-             r->learners == 1 ? "" : "s", r->submissions, r->submissions == 1 ? "" : "s",
-             r->course && *r->course ? r->course : "(none yet)");
+    char learners[64], submissions[64];
+    snprintf(learners, sizeof learners, wb_ngettext("%ld learner", "%ld learners", (unsigned long)r->learners), r->learners);
+    snprintf(submissions, sizeof submissions, wb_ngettext("%ld submission", "%ld submissions", (unsigned long)r->submissions),
+             r->submissions);
+    snprintf(line, sizeof line, _("Gradebook: %s, %s, course %.19s..."), learners, submissions,
+             r->course && *r->course ? r->course : _("(none yet)"));
     wb_wrap(f, line, 0, 2, width);
-    snprintf(line, sizeof line, "r: the discrimination index, the %s. Flags, with %d learners or more: MISSED, under %.0f%% right at "
-             "the first try (a question: every fact right); FLAT, r under %.2f or undefined.",
-             WB_GB_DISCRIMINATION_RULE, WB_GB_MIN_LEARNERS, 100 * WB_GB_MOST_MISSED, WB_GB_LOW_DISCRIMINATION);
+    snprintf(line, sizeof line, _("r: the discrimination index, the %s. Flags, with %d learners or more: MISSED, under %.0f%% right at "
+             "the first try (a question: every fact right); FLAT, r under %.2f or undefined."),
+             _(WB_GB_DISCRIMINATION_RULE), WB_GB_MIN_LEARNERS, 100 * WB_GB_MOST_MISSED, WB_GB_LOW_DISCRIMINATION);
     wb_wrap(f, line, 0, 2, width);
     for (size_t i = 0; i < r->n_lessons; i++) {
         const wb_gb_lesson *l = &r->lessons[i];
-        snprintf(line, sizeof line, "Lesson %s: %s", l->name, l->title);
+        snprintf(line, sizeof line, _("Lesson %s: %s"), l->name, l->title);
         fputc('\n', f);
         wb_wrap(f, line, 0, 2, width);
-        snprintf(line, sizeof line, "%zu learner%s, %ld in the statistics (the others: unverified, or revealed before grading)",
-                 l->n_learners, l->n_learners == 1 ? "" : "s", l->cohort);
+        snprintf(line, sizeof line,
+                 wb_ngettext("%zu learner, %ld in the statistics (the others: unverified, or revealed before grading)",
+                             "%zu learners, %ld in the statistics (the others: unverified, or revealed before grading)", l->n_learners),
+                 l->n_learners, l->cohort);
         wb_wrap(f, line, 0, 2, width);
-        fprintf(f, "\n  %-28s %-14s  %-14s  %s\n", "learner", "first try", "latest", "note");
+        fputs("\n  ", f); /* headings padded by display width: they may be Japanese */
+        wb_pad(f, _("learner"), 29), wb_pad(f, _("first try"), 16), wb_pad(f, _("latest"), 16);
+        fprintf(f, "%s\n", _("note"));
         for (size_t j = 0; j < l->n_learners; j++) {
             const wb_gb_learner *x = &l->learners[j];
             char name[128], a[16], b[16];
-            const char *note = x->revealed_first ? "revealed first" : strcmp(x->status, "regraded") ? "unverified" : "";
+            const char *note = x->revealed_first ? _("revealed first") : strcmp(x->status, "regraded") ? _("unverified") : "";
             fprintf(f, "  %-28s %4ld/%-4ld%5s  %4ld/%-4ld%5s  %s\n", wb_fit_name_start(x->name, 28, name, sizeof name),
                     x->first_right, x->first_total,
                     pct(x->first_total ? (double)x->first_right / (double)x->first_total : NAN, a, sizeof a),
                     x->latest_right, x->latest_total,
                     pct(x->latest_total ? (double)x->latest_right / (double)x->latest_total : NAN, b, sizeof b), note);
         }
-        fprintf(f, "\n%-30s %4s %5s %5s  %-11s %s\n", "question / fact", "n", "right", "r", "flags", "wrong / error");
+        fputc('\n', f);
+        wb_pad(f, _("question / fact"), 31);
+        fprintf(f, "%4s ", "n");
+        for (int pad = 5 - (int)wb_columns(_("right")); pad > 0; pad--) fputc(' ', f); /* right-aligned like %5s */
+        fprintf(f, "%s %5s  ", _("right"), "r");
+        wb_pad(f, _("flags"), 12);
+        fprintf(f, "%s\n", _("wrong / error"));
         for (size_t q = 0; q < l->n_questions; q++) {
             const wb_gb_question *x = &l->questions[q];
             row(f, 0, x->id, x->learners, x->all_right_share, x->discrimination, x->flags, "", width);
@@ -153,8 +166,8 @@ void wb_gb_report_text(FILE *f, const wb_gb_report *r, int width) {
             }
         }
     }
-    wb_wrap(f, "\nA question's right: the share with every fact right. Wrong / error: the most common wrong first answers "
-               "(xN learners); for times, the quartiles of the error, (predicted - actual) / actual.", 0, 2, width);
+    wb_wrap(f, _("\nA question's right: the share with every fact right. Wrong / error: the most common wrong first answers "
+                 "(xN learners); for times, the quartiles of the error, (predicted - actual) / actual."), 0, 2, width);
 }
 
 /* ---- CSV ----------------------------------------------------------------------------------- */

@@ -104,7 +104,7 @@ static int learners_of(sqlite3 *db, wb_gb_lesson *l, long long **ids, wb_error *
         l->cohort += x->in_cohort;
     }
     sqlite3_finalize(s);
-    if (l->n_learners && (!l->learners || !*ids)) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (l->n_learners && (!l->learners || !*ids)) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     return 0;
 }
 
@@ -152,7 +152,7 @@ static int questions_of(sqlite3 *db, wb_gb_lesson *l, fact_ref **refs, size_t *n
         (*refs)[(*n_refs)++] = (fact_ref){sqlite3_column_int64(s, 2), l->n_questions - 1};
     }
     sqlite3_finalize(s);
-    return oom ? wb_fail(err, WB_EXIT_INPUT, "out of memory") : 0;
+    return oom ? wb_fail(err, WB_EXIT_INPUT, _("out of memory")) : 0;
 }
 
 static long index_of(const long long *ids, size_t n, long long id) {
@@ -256,7 +256,7 @@ static int lesson_figures(sqlite3 *db, wb_gb_lesson *l, wb_error *err) {
     double *x = malloc((l->n_learners + 1) * sizeof *x), *y = malloc((l->n_learners + 1) * sizeof *y);
     double *e = malloc((l->n_learners + 1) * sizeof *e);
     long long *fact_ids = malloc((n_facts + 1) * sizeof *fact_ids);
-    if (!rc && (!right || !answers || !errors || !x || !y || !e || !fact_ids)) rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!rc && (!right || !answers || !errors || !x || !y || !e || !fact_ids)) rc = wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     sqlite3_stmt *s = NULL;
     if (!rc) {
         memset(right, -1, cells);
@@ -319,7 +319,7 @@ int wb_gb_report_build(sqlite3 *db, wb_gb_report *r, wb_error *err) {
         if (r->n_lessons == cap) {
             cap = cap ? 2 * cap : 8;
             wb_gb_lesson *g = realloc(r->lessons, cap * sizeof *g);
-            if (!g) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); break; }
+            if (!g) { rc = wb_fail(err, WB_EXIT_INPUT, _("out of memory")); break; }
             r->lessons = g;
         }
         wb_gb_lesson *l = &r->lessons[r->n_lessons++];

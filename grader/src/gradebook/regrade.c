@@ -34,7 +34,7 @@ int wb_regrader_init(wb_regrader *r, const char *root, wb_error *err) {
     r->lessons = calloc(r->identity.n + 1, sizeof *r->lessons);
     if (!r->lessons) {
         wb_course_identity_free(&r->identity);
-        return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     }
     return 0;
 }
@@ -65,7 +65,7 @@ static wb_regrade_lesson *lesson_of(wb_regrader *r, const char *name, wb_error *
         }
         return l;
     }
-    wb_fail(err, WB_EXIT_INPUT, "lesson %s is not one of the course's", name);
+    wb_fail(err, WB_EXIT_INPUT, _("lesson %s is not one of the course's"), name);
     return NULL;
 }
 
@@ -81,7 +81,7 @@ static const wb_recording *recording_of(wb_regrade_lesson *l, const char *arch, 
         if (!strcmp(l->archs[a].arch, arch)) return l->archs[a].have_recording ? &l->archs[a].rec : NULL;
     arch_files *grown = realloc(l->archs, (l->n_archs + 1) * sizeof *grown);
     if (!grown) {
-        *failed = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        *failed = wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         return NULL;
     }
     l->archs = grown;
@@ -230,7 +230,7 @@ static int against_recording(const char *path, wb_regrade_lesson *l, json_t *les
                              const char *arch, wb_regraded *g, wb_error *err) {
     size_t len = 0;
     char *yaml = predictions_yaml(l->lesson.lesson, lesson, g, arch, &len);
-    if (!yaml) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!yaml) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     char what[4400];
     snprintf(what, sizeof what, "%s (lesson %s, %s try, as a predictions file)", path, l->lesson.lesson, try);
     wb_prediction_set p;
@@ -254,7 +254,7 @@ static int against_recording(const char *path, wb_regrade_lesson *l, json_t *les
         wb_grade_free(&grade);
     }
     if (rc == WB_EXIT_CAPTURE) /* the course's own recording lacks what its questions need */
-        rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot regrade lesson %s against its recording %s (fix the course, then import again)",
+        rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot regrade lesson %s against its recording %s (fix the course, then import again)"),
                      path, l->lesson.lesson, arch);
     wb_predictions_free(&p);
     return rc;
@@ -288,13 +288,13 @@ int wb_regrade(wb_regrader *r, const char *path, json_t *lesson, const char *try
     const char *name = json_string_value(json_object_get(lesson, "lesson"));
     wb_regrade_lesson *l = lesson_of(r, name, err);
     if (!l) return err->code;
-    if (collect(lesson, try, out)) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (collect(lesson, try, out)) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     int rc = 0;
     /* the gradebook's statistics are per question of the course: none other may come in */
     for (size_t i = 0; i < out->n && !rc; i++)
         if (!wb_lesson_question(&l->lesson, out->facts[i].question))
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: lesson %s has no question '%s' (its lesson.yaml asks others): it is not a "
-                         "submission of this course; ask the learner to run grader submit again", path, name,
+            rc = wb_fail(err, WB_EXIT_INPUT, _("%s: lesson %s has no question '%s' (its lesson.yaml asks others): it is not a "
+                         "submission of this course; ask the learner to run grader submit again"), path, name,
                          out->facts[i].question);
     /* each architecture the gradings name, in order of first appearance */
     for (size_t i = 0; i < out->n && !rc; i++) {

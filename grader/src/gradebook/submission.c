@@ -122,8 +122,8 @@ static int bad(wb_error *err, const char *path, const char *where, const char *f
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     return wb_fail(err, WB_EXIT_INPUT,
-                   "%s: %s: %s. It is not a submission as grader submit writes it (docs/gradebook.md): ask the "
-                   "learner to run grader submit again and send the file as it is",
+                   _("%s: %s: %s. It is not a submission as grader submit writes it (docs/gradebook.md): ask the "
+                   "learner to run grader submit again and send the file as it is"),
                    path, where, what);
 }
 
@@ -162,53 +162,53 @@ static int value_ok(json_t *v, const char *kind) {
 static int check_grading(const char *path, const char *where, json_t *g, const char *kind, wb_error *err) {
     char at[600];
     snprintf(at, sizeof at, "%s", where);
-    if (!json_is_object(g)) return bad(err, path, at, "not an object");
+    if (!json_is_object(g)) return bad(err, path, at, _("not an object"));
     if (!value_ok(json_object_get(g, "predicted"), kind))
-        return bad(err, path, at, "'predicted' is no %s value", kind);
+        return bad(err, path, at, _("'predicted' is no %s value"), kind);
     json_t *actual = json_object_get(g, "actual");
-    if (!json_is_null(actual) && !value_ok(actual, kind)) return bad(err, path, at, "'actual' is no %s value, nor null", kind);
-    if (!json_is_boolean(json_object_get(g, "right"))) return bad(err, path, at, "'right' is not true or false");
+    if (!json_is_null(actual) && !value_ok(actual, kind)) return bad(err, path, at, _("'actual' is no %s value, nor null"), kind);
+    if (!json_is_boolean(json_object_get(g, "right"))) return bad(err, path, at, _("'right' is not true or false"));
     const char *source = json_string_value(json_object_get(g, "source"));
     if (!source || (strcmp(source, "live") && strcmp(source, "replay")))
-        return bad(err, path, at, "'source' is neither live nor replay");
-    if (!arch_ok(json_object_get(g, "arch"))) return bad(err, path, at, "'arch' is no GPU architecture (sm_90)");
+        return bad(err, path, at, _("'source' is neither live nor replay"));
+    if (!arch_ok(json_object_get(g, "arch"))) return bad(err, path, at, _("'arch' is no GPU architecture (sm_90)"));
     json_t *gpu = json_object_get(g, "gpu");
-    if (!json_is_string(gpu) || json_string_length(gpu) > 255) return bad(err, path, at, "'gpu' is no GPU name");
-    if (!text_ok(json_object_get(g, "graded_at"), 40)) return bad(err, path, at, "'graded_at' is no time");
+    if (!json_is_string(gpu) || json_string_length(gpu) > 255) return bad(err, path, at, _("'gpu' is no GPU name"));
+    if (!text_ok(json_object_get(g, "graded_at"), 40)) return bad(err, path, at, _("'graded_at' is no time"));
     return 0;
 }
 
 static int check_lesson(const char *path, json_t *l, size_t index, wb_error *err) {
     char at[800];
     snprintf(at, sizeof at, "lessons[%zu]", index);
-    if (!json_is_object(l)) return bad(err, path, at, "not an object");
-    if (!text_ok(json_object_get(l, "lesson"), 255)) return bad(err, path, at, "'lesson' is no lesson name");
+    if (!json_is_object(l)) return bad(err, path, at, _("not an object"));
+    if (!text_ok(json_object_get(l, "lesson"), 255)) return bad(err, path, at, _("'lesson' is no lesson name"));
     snprintf(at, sizeof at, "lesson %s", json_string_value(json_object_get(l, "lesson")));
     json_t *attempts = json_object_get(l, "attempts");
-    if (!json_is_integer(attempts) || json_integer_value(attempts) < 0) return bad(err, path, at, "'attempts' is no count");
+    if (!json_is_integer(attempts) || json_integer_value(attempts) < 0) return bad(err, path, at, _("'attempts' is no count"));
     if (!json_is_boolean(json_object_get(l, "revealed_before_grading")))
-        return bad(err, path, at, "'revealed_before_grading' is not true or false");
+        return bad(err, path, at, _("'revealed_before_grading' is not true or false"));
     json_t *qs = json_object_get(l, "questions");
     if (!json_is_array(qs) || json_array_size(qs) == 0 || json_array_size(qs) > 1000)
-        return bad(err, path, at, "'questions' is not a list of 1 to 1000 questions");
+        return bad(err, path, at, _("'questions' is not a list of 1 to 1000 questions"));
     size_t i, j;
     json_t *q, *f;
     json_array_foreach(qs, i, q) {
         char qat[1000];
         snprintf(qat, sizeof qat, "%s, questions[%zu]", at, i);
-        if (!json_is_object(q) || !id_ok(json_object_get(q, "id"))) return bad(err, path, qat, "'id' is no question id ([a-z0-9-])");
+        if (!json_is_object(q) || !id_ok(json_object_get(q, "id"))) return bad(err, path, qat, _("'id' is no question id ([a-z0-9-])"));
         snprintf(qat, sizeof qat, "%s, question %s", at, json_string_value(json_object_get(q, "id")));
         json_t *variant = json_object_get(q, "variant"), *rank = json_object_get(q, "rank"), *facts = json_object_get(q, "facts");
-        if (!json_is_null(variant) && variant && !text_ok(variant, 255)) return bad(err, path, qat, "'variant' is no name");
-        if (!text_ok(json_object_get(q, "range"), 255)) return bad(err, path, qat, "'range' is no range name");
+        if (!json_is_null(variant) && variant && !text_ok(variant, 255)) return bad(err, path, qat, _("'variant' is no name"));
+        if (!text_ok(json_object_get(q, "range"), 255)) return bad(err, path, qat, _("'range' is no range name"));
         if (!json_is_integer(rank) || json_integer_value(rank) < -1 || json_integer_value(rank) > 4096)
-            return bad(err, path, qat, "'rank' is no rank (-1 for all)");
+            return bad(err, path, qat, _("'rank' is no rank (-1 for all)"));
         if (!json_is_array(facts) || json_array_size(facts) == 0 || json_array_size(facts) > 1000)
-            return bad(err, path, qat, "'facts' is not a list of 1 to 1000 facts");
+            return bad(err, path, qat, _("'facts' is not a list of 1 to 1000 facts"));
         json_array_foreach(facts, j, f) {
             json_t *label = json_object_get(f, "fact");
             const char *kind = text_ok(label, 300) ? wb_fact_label_kind(json_string_value(label)) : NULL;
-            if (!kind) return bad(err, path, qat, "facts[%zu]: 'fact' is no fact of the predictions schema", j);
+            if (!kind) return bad(err, path, qat, _("facts[%zu]: 'fact' is no fact of the predictions schema"), j);
             char fat[1400];
             snprintf(fat, sizeof fat, "%s, fact %s, first", qat, json_string_value(label));
             if (check_grading(path, fat, json_object_get(f, "first"), kind, err)) return err->code;
@@ -220,29 +220,29 @@ static int check_lesson(const char *path, json_t *l, size_t index, wb_error *err
 }
 
 static int check_schema(const char *path, json_t *root, wb_error *err) {
-    if (!json_is_object(root)) return bad(err, path, "the top level", "not a JSON object");
+    if (!json_is_object(root)) return bad(err, path, "the top level", _("not a JSON object"));
     const char *format = json_string_value(json_object_get(root, "format"));
     if (!format || strcmp(format, WB_SUBMISSION_FORMAT)) return bad(err, path, "format", "not \"" WB_SUBMISSION_FORMAT "\"");
     json_t *version = json_object_get(root, "version");
-    if (!json_is_integer(version)) return bad(err, path, "version", "missing");
+    if (!json_is_integer(version)) return bad(err, path, "version", _("missing"));
     if (json_integer_value(version) != WB_SUBMISSION_VERSION)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: version %lld of the submission format; this grader reads version %d: import it "
-                       "with the grader of the course it was made for", path, (long long)json_integer_value(version),
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: version %lld of the submission format; this grader reads version %d: import it "
+                       "with the grader of the course it was made for"), path, (long long)json_integer_value(version),
                        WB_SUBMISSION_VERSION);
-    if (!text_ok(json_object_get(root, "learner"), 200)) return bad(err, path, "learner", "no name of 1 to 200 characters");
-    if (!text_ok(json_object_get(root, "grader_version"), 64)) return bad(err, path, "grader_version", "missing");
+    if (!text_ok(json_object_get(root, "learner"), 200)) return bad(err, path, "learner", _("no name of 1 to 200 characters"));
+    if (!text_ok(json_object_get(root, "grader_version"), 64)) return bad(err, path, "grader_version", _("missing"));
     json_t *course = json_object_get(root, "course");
-    if (!text_ok(json_object_get(course, "id"), WB_IDENTITY_CAP - 1)) return bad(err, path, "course.id", "missing");
-    if (!json_is_object(json_object_get(course, "lessons"))) return bad(err, path, "course.lessons", "not an object");
+    if (!text_ok(json_object_get(course, "id"), WB_IDENTITY_CAP - 1)) return bad(err, path, "course.id", _("missing"));
+    if (!json_is_object(json_object_get(course, "lessons"))) return bad(err, path, "course.lessons", _("not an object"));
     json_t *lessons = json_object_get(root, "lessons");
     if (!json_is_array(lessons) || json_array_size(lessons) == 0 || json_array_size(lessons) > 1000)
-        return bad(err, path, "lessons", "not a list of 1 to 1000 lessons");
+        return bad(err, path, "lessons", _("not a list of 1 to 1000 lessons"));
     size_t i, k;
     json_t *l, *other;
     json_array_foreach(lessons, i, l) {
         if (check_lesson(path, l, i, err)) return err->code;
         json_array_foreach(lessons, k, other) if (k < i && json_equal(json_object_get(other, "lesson"), json_object_get(l, "lesson")))
-            return bad(err, path, "lessons", "lesson %s is there twice", json_string_value(json_object_get(l, "lesson")));
+            return bad(err, path, "lessons", _("lesson %s is there twice"), json_string_value(json_object_get(l, "lesson")));
     }
     return 0;
 }
@@ -262,8 +262,8 @@ int wb_submission_load(const char *path, json_t **out, char sha256[WB_IDENTITY_C
     free(text);
     if (!root)
         return wb_fail_at(err, WB_EXIT_INPUT, path, jerr.line, jerr.column,
-                          "not a JSON document (%s): cut short or damaged on the way? Ask the learner to send the file "
-                          "grader submit wrote again", jerr.text);
+                          _("not a JSON document (%s): cut short or damaged on the way? Ask the learner to send the file "
+                          "grader submit wrote again"), jerr.text);
     if (check_schema(path, root, err)) {
         json_decref(root);
         return err->code;
@@ -277,8 +277,8 @@ int wb_submission_check_course(const char *path, json_t *submission, const wb_co
     const char *id = json_string_value(json_object_get(c, "id"));
     if (strcmp(id, course->id) != 0)
         return wb_fail(err, WB_EXIT_INPUT,
-                       "%s: made against another course (course id %.19s..., this checkout's is %.19s...): its lessons' "
-                       "questions or recordings differ. Import it in the checkout the learners' release was made from",
+                       _("%s: made against another course (course id %.19s..., this checkout's is %.19s...): its lessons' "
+                       "questions or recordings differ. Import it in the checkout the learners' release was made from"),
                        path, id, course->id);
     size_t i;
     json_t *l;
@@ -286,10 +286,10 @@ int wb_submission_check_course(const char *path, json_t *submission, const wb_co
         const char *name = json_string_value(json_object_get(l, "lesson"));
         const char *want = wb_course_identity_lesson(course, name);
         const char *got = json_string_value(json_object_get(json_object_get(c, "lessons"), name));
-        if (!want) return wb_fail(err, WB_EXIT_INPUT, "%s: lesson %s is not one of this course's lessons", path, name);
+        if (!want) return wb_fail(err, WB_EXIT_INPUT, _("%s: lesson %s is not one of this course's lessons"), path, name);
         if (!got || strcmp(got, want))
-            return wb_fail(err, WB_EXIT_INPUT, "%s: lesson %s was graded against other questions or recordings than this "
-                           "checkout's: import it in the checkout the learners' release was made from", path, name);
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: lesson %s was graded against other questions or recordings than this "
+                           "checkout's: import it in the checkout the learners' release was made from"), path, name);
     }
     return 0;
 }

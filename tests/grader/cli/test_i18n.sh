@@ -185,6 +185,104 @@ out=$("$GRADER" lint "$L" 2>&1); expect_rc 0 $? "lint after an English README ed
 contains "$out" "README.md changed since" "lint flags README.ja.md after an edit to README.md"
 rm -rf "$WORK/.git" "$L/README.ja.md"
 
+# --- the instructors' commands: verify, record, lint --------------------------------------------------
+# contains_ja OUT TEXT WHAT: Japanese wraps between characters, where there is no space to squash:
+# TEXT is looked for with all white space taken out of both
+nospace() { printf '%s' "$1" | tr -d ' \r\n'; }
+contains_ja() { grep -qF -- "$(nospace "$2")" <<<"$(nospace "$1")" || fail "$3: output lacks '$2'"; }
+for cmd in verify record lint release new template gradebook; do
+    out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" $cmd --help); expect_rc 0 $? "$cmd --help in Japanese"
+    contains_ja "$out" "使い方: grader $cmd" "$cmd --help in Japanese"
+    printf '%s\n' "$out" >"$T/help.txt"; fits80 "$T/help.txt" "$cmd --help in Japanese"
+    out=$(LANG=C.UTF-8 "$GRADER" $cmd --help); contains "$out" "usage: grader $cmd" "$cmd --help in English"
+done
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" --help)
+for summary in "解答キーを実機キャプチャか記録で検証する" "受講者用のコースを書き出す" "講師用: 提出物を取り込み"; do
+    contains "$out" "$summary" "grader --help in Japanese"
+done
+printf '%s\n' "$out" >"$T/help.txt"; fits80 "$T/help.txt" "grader --help in Japanese"
+
+# verify: the same exit codes and JSON in both languages, verdicts in Japanese
+COLUMNS=80 LANG=C.UTF-8 "$GRADER" verify 00_probe >"$T/verify-en.txt" 2>&1; expect_rc 0 $? "verify in English"
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe >"$T/verify-ja.txt" 2>&1; expect_rc 0 $? "verify in Japanese"
+contains "$(cat "$T/verify-en.txt")" "answers, verified) against the recording" "verify's English heading"
+contains "$(cat "$T/verify-en.txt")" "holds: 8 facts, 0 differ" "verify's English verdict"
+contains_ja "$(cat "$T/verify-ja.txt")" "の解答、検証済み) を記録" "verify's Japanese heading"
+contains_ja "$(cat "$T/verify-ja.txt")" "成立: 事実 8 個、不一致 0 個" "verify's Japanese verdict"
+fits80 "$T/verify-ja.txt" "verify in Japanese"
+"$GRADER" verify 00_probe --format json >"$T/verify-en.json" 2>/dev/null
+LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe --format json >"$T/verify-ja.json" 2>/dev/null
+cmp -s "$T/verify-en.json" "$T/verify-ja.json" || fail "verify --format json changes with the language"
+K=$WORK/expectations/00_probe.yaml
+cp "$K" "$T/key.keep"
+sed -i '0,/kernels: 2/s//kernels: 3/' "$K" # two-kernels: one kernel too many
+COLUMNS=80 LANG=C.UTF-8 "$GRADER" verify 00_probe >"$T/verify-en.txt" 2>&1; expect_rc 1 $? "verify of a wrong key in English"
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe >"$T/verify-ja.txt" 2>&1; expect_rc 1 $? "verify of a wrong key in Japanese"
+grep -q "^  differs  two-kernels kernels  *answer 3, captured 2$" "$T/verify-en.txt" || fail "verify's English difference: $(cat "$T/verify-en.txt")"
+grep -q "^  不一致   two-kernels kernels  *解答 3、実測 2$" "$T/verify-ja.txt" || fail "verify's Japanese difference: $(cat "$T/verify-ja.txt")"
+contains_ja "$(cat "$T/verify-ja.txt")" "不成立: 事実 8 個、不一致 1 個" "verify's Japanese verdict on a wrong key"
+fits80 "$T/verify-ja.txt" "verify of a wrong key in Japanese"
+cp "$T/key.keep" "$K"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" verify 2>&1); expect_rc 2 $? "verify without a lesson in Japanese"
+contains_ja "$out" "どのレッスンですか？" "verify's usage error in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" verify 00_probe --replay --repeat 2 2>&1); expect_rc 2 $? "verify --replay --repeat in Japanese"
+contains_ja "$out" "--replay とは一緒に使えません" "verify --replay --repeat in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" record 00_probe 2>&1); expect_rc 3 $? "record without a GPU in Japanese"
+contains_ja "$out" "ここには CUDA デバイスがありません: 記録は GPU のあるマシンで作ります" "record without a GPU in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" record 00_probe 2>&1); expect_rc 3 $? "record without a GPU in English"
+contains "$out" "grader record: no CUDA device here: recordings are made on a GPU machine" "record without a GPU in English"
+
+# lint: every finding in Japanese, its id unchanged; JSON the same but for the messages
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" lint "$L" >"$T/lint-ja.txt" 2>&1; expect_rc 0 $? "lint in Japanese"
+out=$(cat "$T/lint-ja.txt")
+contains_ja "$out" "00_probe: 日本語カタログ (i18n/ja.yaml、解答キーの .ja.yaml):" "lint's Japanese catalog heading in Japanese"
+contains_ja "$out" "警告: 設問 'memset' の日本語訳は古い英語の文を訳したものです" "lint: a stale question, in Japanese"
+contains "$out" "[translation-stale]" "lint's ids stay as they are in Japanese"
+contains_ja "$out" "設問 'graph-kernels' に日本語訳がありません (en_sha" "lint: a missing question, in Japanese"
+contains_ja "$out" "00_probe: 問題なし (警告" "lint's summary in Japanese"
+fits80 "$T/lint-ja.txt" "lint in Japanese"
+"$GRADER" lint "$L" --format json >"$T/lint-en.json"
+LANG=ja_JP.UTF-8 "$GRADER" lint "$L" --format json >"$T/lint-ja.json"
+python3 - "$T/lint-en.json" "$T/lint-ja.json" <<'PY' || fail "lint --format json: more than the messages changes with the language"
+import json, sys
+en, ja = (json.load(open(p)) for p in sys.argv[1:])
+for r in en["lessons"] + ja["lessons"]:
+    for i in r["issues"]: i.pop("message")
+assert en == ja
+PY
+sed -i 's/^  gemm: .*/  gemm: "TODO"/' "$K"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" lint "$L" 2>&1); expect_rc 1 $? "lint with an error in Japanese"
+contains_ja "$out" "エラー: 'gemm' の解説にまだ TODO が残っています [explanation-todo]" "lint's error in Japanese"
+contains_ja "$out" "00_probe: エラー 1 個、警告" "lint's summary with an error in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" lint "$L" 2>&1)
+contains "$out" "error: the explanation of 'gemm' still says TODO [explanation-todo]" "lint's error in English"
+cp "$T/key.keep" "$K"
+
+# new, template and release: what they wrote and their refusals, in Japanese
+out=$(cd "$WORK" && LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" new attention --title "attention" 2>&1); expect_rc 0 $? "new in Japanese"
+contains_ja "$out" "レッスン 02_attention を" "new's heading in Japanese"
+contains_ja "$out" "lessons/02_attention/main.cu プログラムの骨組み: 計算を置き換え、構造は残す" "new's list of files in Japanese"
+contains_ja "$out" "grader lint lessons/02_attention で問題がなくなるまで直します" "new's next steps in Japanese"
+printf '%s\n' "$out" >"$T/new.txt"; fits80 "$T/new.txt" "new in Japanese"
+rm -rf "$WORK/lessons/02_attention" "$WORK/expectations/02_attention.yaml"
+out=$(cd "$WORK" && LANG=ja_JP.UTF-8 "$GRADER" new probe 2>&1); expect_rc 2 $? "new of a lesson that exists, in Japanese"
+contains_ja "$out" "lessons/00_probe があります: その名前のレッスンがあります。別の名前にしてください。何も変更していません" \
+    "new's refusal in Japanese"
+out=$(cd "$WORK" && LANG=C.UTF-8 "$GRADER" new probe 2>&1)
+contains "$out" "lessons/00_probe exists: a lesson by that name exists, pick another name; nothing was changed" "new's refusal in English"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" template 00_probe --write 2>&1); expect_rc 2 $? "template --write over a template, in Japanese"
+contains_ja "$out" "すでにあります。先に削除するか、--write を付けずにテンプレートを表示してください" "template's refusal in Japanese"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" release "$WORK/rel-ja" 2>&1); expect_rc 0 $? "release in Japanese"
+contains_ja "$out" "にリリースしました: ファイル" "release's summary in Japanese"
+contains_ja "$out" "封印した解答キー 1 個" "release's sealed keys in Japanese"
+contains_ja "$out" "学習者はそのコピーの scripts/start.sh から始めます (docs/releasing.md)。" "release's next step in Japanese"
+printf '%s\n' "$out" >"$T/release.txt"; fits80 "$T/release.txt" "release in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1); expect_rc 2 $? "release into a folder that is not empty, in Japanese"
+contains_ja "$out" "空ではありません。新しいフォルダか空のフォルダを指定してください (何も上書きしません)" "release's refusal in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" release "$WORK/rel-ja" 2>&1)
+contains "$out" "not empty; give a new or empty folder (nothing is ever overwritten)" "release's refusal in English"
+rm -rf "$WORK/rel-ja"
+
 # --- a release seals the Japanese explanations, which open after grading -----------------------------
 "$GRADER" release "$WORK/rel" >/dev/null 2>&1; expect_rc 0 $? "grader release"
 grep -rqF "2 回の起動で 2 つのカーネルです" "$WORK/rel" && fail "the release holds a Japanese explanation in clear text"

@@ -144,4 +144,37 @@ echo "not a database" >"$WORK/not.db"
 out=$("$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); rc=$?
 expect_rc 2 $rc "import into a file that is no gradebook"
 contains "$out" "$WORK/not.db" "import into a file that is no gradebook"
+
+# ---- 5. in Japanese: the same figures and files, the words in Japanese within 80 display columns -----
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" gradebook report --db "$DB" >"$WORK/report-ja.txt"; expect_rc 0 $? "report in Japanese"
+python3 - "$WORK/report-ja.txt" <<'PY' || fail "the Japanese text report passes 80 display columns (above)"
+import sys, unicodedata
+width = lambda l: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
+bad = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if width(l) > 80]
+for l in bad: print("%d columns: %s" % (width(l), l))
+sys.exit(1 if bad else 0)
+PY
+grep -q "^成績簿: 学習者 $LEARNERS 人、" "$WORK/report-ja.txt" || fail "the Japanese report's heading: $(head -2 "$WORK/report-ja.txt")"
+grep -qE "^  学習者 +初回 +最新 +備考$" "$WORK/report-ja.txt" || fail "the Japanese learners' table heading"
+grep -qE "^設問 / 事実 +n  正解     r  フラグ +誤答 / 誤差$" "$WORK/report-ja.txt" || fail "the Japanese questions' table heading"
+LANG=ja_JP.UTF-8 "$GRADER" gradebook report --db "$DB" --format json >"$WORK/report-ja.json"
+python3 - "$WORK/report.json" "$WORK/report-ja.json" <<'PY' || fail "report --format json: more than the rule's prose changes with the language"
+import json, sys
+en, ja = (json.load(open(p)) for p in sys.argv[1:])
+assert en["rules"]["discrimination"] != ja["rules"]["discrimination"]
+en["rules"].pop("discrimination"), ja["rules"].pop("discrimination")
+assert en == ja
+PY
+LANG=ja_JP.UTF-8 "$GRADER" gradebook report --db "$DB" --format csv >"$WORK/facts-ja.csv"
+cmp -s "$WORK/facts.csv" "$WORK/facts-ja.csv" || fail "report --format csv changes with the language"
+LANG=ja_JP.UTF-8 "$GRADER" gradebook report --db "$DB" --format html >"$WORK/report-ja.html"
+grep -q '<html lang="ja">' "$WORK/report-ja.html" || fail "the Japanese page is not lang=\"ja\""
+grep -q '<h1>成績簿</h1>' "$WORK/report-ja.html" || fail "the Japanese page's heading"
+grep -q '<th>設問 / 事実</th><th>学習者</th><th>初回の正解率</th>' "$WORK/report-ja.html" || fail "the Japanese page's table heading"
+"$GRADER" gradebook report --db "$DB" --format html | grep -q '<html lang="en">' || fail "the English page is not lang=\"en\""
+out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$good" --db "$DB" 2>&1); expect_rc 0 $? "the same file again, in Japanese"
+contains "$out" "すでに成績簿にあります (同じファイル)。何も変更していません" "the same file again, in Japanese"
+contains "$out" "取り込み 0 件、既存 1 件、拒否 0 件。成績簿" "import's totals in Japanese"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook report 2>&1); expect_rc 2 $? "report without --db, in Japanese"
+contains "$out" "どの成績簿ですか？ --db FILE を指定してください" "report without --db, in Japanese"
 finish

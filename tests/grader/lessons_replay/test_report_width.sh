@@ -59,4 +59,21 @@ if bad:
     sys.exit(1)
 PY
 done
+# --- the instructors' commands in Japanese: 80 display columns (a kanji or kana takes two) ------------
+for cmd in "verify 03" "verify 05" "lint 03"; do
+    (cd "$SRC" && LANG=ja_JP.UTF-8 COLUMNS=80 $GRADER $cmd </dev/null > "$WORK/cmd.txt" 2>&1)
+    python3 - "$WORK/cmd.txt" <<'PY' || fail "grader $cmd in Japanese at 80 display columns"
+import sys, unicodedata
+def width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+text = open(sys.argv[1], encoding="utf-8").read()
+if not any(unicodedata.east_asian_width(c) == "W" for c in text):
+    print("not in Japanese:", text[:300])
+    sys.exit(1)
+bad = [l for l in text.split("\n") if width(l) > 80 and len(l.split()) > 1]
+if bad:
+    print("over 80 display columns:", *bad, sep="\n  ")
+    sys.exit(1)
+PY
+done
 finish
