@@ -265,8 +265,8 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                 if (question) {
                     fputs("  ", stdout);
                     wb_wrap(stdout, wb_question_ask(l, question), 2, 2, wb_term_width(stdout));
-                    char note[160]; /* the question's own tolerance, from lesson.yaml */
-                    if (wb_question_tolerance_note(question, note, sizeof note)[0])
+                    char note[240]; /* the question's own tolerance, from lesson.yaml */
+                    if (wb_question_tolerance_note_localized(question, note, sizeof note)[0])
                         fputs("  ", stdout), wb_wrap(stdout, note, 2, 2, wb_term_width(stdout));
                 }
                 header = 1;

@@ -113,6 +113,7 @@ static const char *tolerance_note(const wb_question *q, int localized, char *buf
 }
 
 const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap) { return tolerance_note(q, 0, buf, cap); }
+const char *wb_question_tolerance_note_localized(const wb_question *q, char *buf, size_t cap) { return tolerance_note(q, 1, buf, cap); }
 
 /* localized: the comments in the learner's language (the learner's copy), else in English (the
  * committed template); the YAML itself is the same. */

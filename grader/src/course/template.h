@@ -19,6 +19,8 @@
  * "" when the question asks no time (gpu_us, wall_us, overlap_us). The template writes it under
  * the question and `grader check` prints it with the question, so no text states it by hand. */
 const char *wb_question_tolerance_note(const wb_question *q, char *buf, size_t cap);
+/* The same in the learner's language (the question as `grader check` asks it). */
+const char *wb_question_tolerance_note_localized(const wb_question *q, char *buf, size_t cap);
 
 /* The template's text (malloc'd), or NULL when out of memory. */
 char *wb_predictions_template(const wb_lesson *l);
