@@ -6,6 +6,7 @@
  * at BIG, so no count overflows. Anything regcomp would reject is left for regcomp to report.
  */
 #include "regex_limits.h"
+#include "i18n.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -70,12 +71,12 @@ static long interval(scan *s) {
     }
     if (*s->p != '}' || (lo < 0 && hi < 0 && hi != -2)) {
         s->p = start + 1;
-        return refuse(s, "'{' begins a repetition count such as {2} or {1,3}; write \\{ for a literal brace");
+        return refuse(s, _("'{' begins a repetition count such as {2} or {1,3}; write \\{ for a literal brace"));
     }
     s->p++;
     if (lo > WB_REGEX_MAX_COUNT || hi > WB_REGEX_MAX_COUNT) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "a repetition count above %d (%.*s); write a smaller count or '+'", WB_REGEX_MAX_COUNT,
+        char msg[320];
+        snprintf(msg, sizeof msg, _("a repetition count above %d (%.*s); write a smaller count or '+'"), WB_REGEX_MAX_COUNT,
                  (int)(s->p - start > 24 ? 24 : s->p - start), start);
         return refuse(s, msg);
     }
@@ -91,8 +92,8 @@ static long piece(scan *s) {
     char c = *s->p;
     if (c == '(') {
         if (++s->depth > WB_REGEX_MAX_DEPTH) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "groups nested deeper than %d", WB_REGEX_MAX_DEPTH);
+            char msg[192];
+            snprintf(msg, sizeof msg, _("groups nested deeper than %d"), WB_REGEX_MAX_DEPTH);
             return refuse(s, msg);
         }
         s->p++;
@@ -103,7 +104,7 @@ static long piece(scan *s) {
         skip_bracket(s);
     } else if (c == '\\') {
         if (s->p[1] >= '1' && s->p[1] <= '9')
-            return refuse(s, "back-references (\\1 to \\9) are not supported: they make matching exponential");
+            return refuse(s, _("back-references (\\1 to \\9) are not supported: they make matching exponential"));
         s->p += s->p[1] ? 2 : 1;
     } else {
         s->p++; /* a literal, '.', '^', '$', or a stray '*' '+' '?' '{' that regcomp judges */
@@ -114,8 +115,8 @@ static long piece(scan *s) {
         /* a**, a+*, a{2}? : POSIX leaves them undefined, and glibc nests them at a cost that the
          * part count does not see (a then 60 '*' and 4 '+', 991 parts: 0.3 s; 7 '+': 15 s, 640 MB) */
         if (ops > 0 && (c == '*' || c == '?' || c == '+' || c == '{'))
-            return refuse(s, "one repetition right after another (a**, a+?, a{2}*) is undefined in POSIX regexes; write one, "
-                             "or group the first: (a{2})*");
+            return refuse(s, _("one repetition right after another (a**, a+?, a{2}*) is undefined in POSIX regexes; write one, "
+                               "or group the first: (a{2})*"));
         if (c == '*' || c == '?') size = saturate(size + 1), s->p++;
         else if (c == '+') size = saturate(2 * size + 1), s->p++;
         else if (c == '{') size = saturate(size * interval(s) + 1);
@@ -140,7 +141,7 @@ static long alternation(scan *s) {
 
 long wb_regex_size(const char *pattern, char *why, size_t cap) {
     if (strlen(pattern) > WB_REGEX_MAX_LENGTH) {
-        snprintf(why, cap, "the pattern is longer than %d characters", WB_REGEX_MAX_LENGTH);
+        snprintf(why, cap, _("the pattern is longer than %d characters"), WB_REGEX_MAX_LENGTH);
         return -1;
     }
     scan s = {pattern, 0, why, cap, 0};
@@ -151,30 +152,34 @@ long wb_regex_size(const char *pattern, char *why, size_t cap) {
     }
     if (s.failed) return -1;
     if (size > WB_REGEX_MAX_SIZE) {
-        snprintf(why, cap, "the pattern is too large once its repetitions are expanded (%s%ld parts, at most %d): "
-                 "counts inside counts multiply; simplify it", size >= BIG ? "over " : "", size, WB_REGEX_MAX_SIZE);
+        if (size >= BIG)
+            snprintf(why, cap, _("the pattern is too large once its repetitions are expanded (over %ld parts, at most %d): "
+                                 "counts inside counts multiply; simplify it"), size, WB_REGEX_MAX_SIZE);
+        else
+            snprintf(why, cap, _("the pattern is too large once its repetitions are expanded (%ld parts, at most %d): "
+                                 "counts inside counts multiply; simplify it"), size, WB_REGEX_MAX_SIZE);
         return -1;
     }
     return size;
 }
 
 int wb_regex_compile(const char *pattern, long *file_size, regex_t *out, char *why, size_t cap) {
-    char reason[224];
+    char reason[448];
     long size = wb_regex_size(pattern, reason, sizeof reason);
     if (size < 0) {
-        snprintf(why, cap, "is refused: %s (docs/limits.md)", reason);
+        snprintf(why, cap, _("is refused: %s (docs/limits.md)"), reason);
         return -1;
     }
     *file_size += size;
     if (*file_size > WB_REGEX_MAX_FILE_SIZE) {
-        snprintf(why, cap, "is refused: the regexes of this file add up to more than %d parts once their repetitions "
-                 "are expanded; simplify them (docs/limits.md)", WB_REGEX_MAX_FILE_SIZE);
+        snprintf(why, cap, _("is refused: the regexes of this file add up to more than %d parts once their repetitions "
+                   "are expanded; simplify them (docs/limits.md)"), WB_REGEX_MAX_FILE_SIZE);
         return -1;
     }
     int rc = regcomp(out, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB);
     if (rc != 0) {
         regerror(rc, out, reason, sizeof reason);
-        snprintf(why, cap, "is not a valid POSIX extended regex: %s", reason);
+        snprintf(why, cap, _("is not a valid POSIX extended regex: %s"), reason);
         return -1;
     }
     return 0;

@@ -105,19 +105,23 @@ typedef struct {
 } reader;
 
 static int corrupt(reader *r, const char *where, const char *field, const char *expected) {
+    if (!*where)
+        return wb_fail(r->err, WB_EXIT_INPUT,
+                       _("%s: corrupt capture: field '%s' is missing or not %s. Re-record it (grader record) or "
+                         "re-run grader check"), r->what, field, _(expected));
     return wb_fail(r->err, WB_EXIT_INPUT,
-                   "%s: corrupt capture: %s%s'%s' is missing or not %s. Re-record it (grader record) or "
-                   "re-run grader check", r->what, where, *where ? " field " : "field ", field, expected);
+                   _("%s: corrupt capture: %s field '%s' is missing or not %s. Re-record it (grader record) or "
+                     "re-run grader check"), r->what, where, field, _(expected));
 }
 
 static int out_of_memory(reader *r) {
-    return wb_fail(r->err, WB_EXIT_INPUT, "%s: out of memory while reading it; nothing was graded. Free some memory, or "
-                   "record fewer steps", r->what);
+    return wb_fail(r->err, WB_EXIT_INPUT, _("%s: out of memory while reading it; nothing was graded. Free some memory, or "
+                   "record fewer steps"), r->what);
 }
 
 static int get_u64(reader *r, const wb_record *o, const char *where, const char *key, uint64_t *out) {
     wb_val v = wb_record_get(o, key);
-    if (v.kind != WB_V_INT || v.i < 0) return corrupt(r, where, key, "a non-negative integer");
+    if (v.kind != WB_V_INT || v.i < 0) return corrupt(r, where, key, N_("a non-negative integer"));
     *out = (uint64_t)v.i;
     return 0;
 }
@@ -125,7 +129,7 @@ static int get_u64(reader *r, const wb_record *o, const char *where, const char 
 static int get_u32(reader *r, const wb_record *o, const char *where, const char *key, uint32_t *out) {
     uint64_t v = 0;
     if (get_u64(r, o, where, key, &v)) return r->err->code;
-    if (v > UINT32_MAX) return corrupt(r, where, key, "a 32-bit integer");
+    if (v > UINT32_MAX) return corrupt(r, where, key, N_("a 32-bit integer"));
     *out = (uint32_t)v;
     return 0;
 }
@@ -133,7 +137,7 @@ static int get_u32(reader *r, const wb_record *o, const char *where, const char 
 /* A name, interned in the capture. */
 static int get_name(reader *r, const wb_record *o, const char *where, const char *key, char **out) {
     wb_val v = wb_record_get(o, key);
-    if (v.kind != WB_V_STR) return corrupt(r, where, key, "a string");
+    if (v.kind != WB_V_STR) return corrupt(r, where, key, N_("a string"));
     *out = wb_capture_intern(r->c, v.s, v.n);
     return *out ? 0 : out_of_memory(r);
 }
@@ -146,21 +150,21 @@ static int get_rank(reader *r, const wb_record *o, const char *where, int *out) 
     wb_val v = wb_record_get(o, "rank");
     *out = -1;
     if (v.kind == WB_V_MISSING) return 0;
-    if (v.kind != WB_V_INT || v.i < 0 || v.i >= WB_MAX_WORLD_SIZE) return corrupt(r, where, "rank", "a rank number (0 to 4095)");
+    if (v.kind != WB_V_INT || v.i < 0 || v.i >= WB_MAX_WORLD_SIZE) return corrupt(r, where, "rank", N_("a rank number (0 to 4095)"));
     *out = (int)v.i;
     return 0;
 }
 
 static int get_str(reader *r, json_t *o, const char *where, const char *key, char **out) {
     json_t *v = json_object_get(o, key);
-    if (!json_is_string(v)) return corrupt(r, where, key, "a string");
+    if (!json_is_string(v)) return corrupt(r, where, key, N_("a string"));
     *out = strdup(json_string_value(v));
     return *out ? 0 : out_of_memory(r);
 }
 
 static int get_triple(reader *r, const wb_record *o, const char *where, const char *key, int out[3]) {
     wb_val v = wb_record_get(o, key);
-    if (v.kind != WB_V_TRIPLE) return corrupt(r, where, key, "a list of 3 integers");
+    if (v.kind != WB_V_TRIPLE) return corrupt(r, where, key, N_("a list of 3 integers"));
     memcpy(out, v.t, sizeof v.t);
     return 0;
 }
@@ -190,18 +194,18 @@ static int read_api(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     memset(a, 0, sizeof *a);
     char where[64];
     snprintf(where, sizeof where, "api_calls[%zu]", i);
-    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", N_("an object"));
     if (get_name(r, o, where, "name", &a->name) || get_u64(r, o, where, "start", &a->start) ||
         get_u64(r, o, where, "end", &a->end) || get_u32(r, o, where, "correlation_id", &a->correlation_id) ||
         get_u32(r, o, where, "thread", &a->thread) || get_rank(r, o, where, &a->rank))
         return r->err->code;
     wb_val domain = wb_record_get(o, "domain");
     if (!wb_val_is(&domain, "runtime") && !wb_val_is(&domain, "driver"))
-        return corrupt(r, where, "domain", "\"runtime\" or \"driver\"");
+        return corrupt(r, where, "domain", N_("\"runtime\" or \"driver\""));
     a->driver = wb_val_is(&domain, "driver");
     wb_val ret = wb_record_get(o, "return");
     a->return_value = ret.kind == WB_V_INT ? (uint32_t)ret.i : 0;
-    if (a->end < a->start) return corrupt(r, where, "end", "at or after start");
+    if (a->end < a->start) return corrupt(r, where, "end", N_("at or after start"));
     return 0;
 }
 
@@ -211,7 +215,7 @@ static int read_kernel(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     char where[64];
     snprintf(where, sizeof where, "kernels[%zu]", i);
     uint64_t regs = 0, ss = 0, ds = 0;
-    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", N_("an object"));
     if (get_name(r, o, where, "name", &k->name) || get_name(r, o, where, "mangled", &k->mangled) ||
         get_triple(r, o, where, "grid", k->grid) || get_triple(r, o, where, "block", k->block) ||
         get_u64(r, o, where, "start", &k->start) || get_u64(r, o, where, "end", &k->end) ||
@@ -227,7 +231,7 @@ static int read_kernel(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     k->static_shared = (int)ss;
     k->dynamic_shared = (int)ds;
     k->api = -1;
-    if (k->end < k->start) return corrupt(r, where, "end", "at or after start");
+    if (k->end < k->start) return corrupt(r, where, "end", N_("at or after start"));
     return 0;
 }
 
@@ -235,7 +239,7 @@ static int read_op(reader *r, const wb_record *o, size_t i, int is_copy, wb_gpu_
     memset(op, 0, sizeof *op);
     char where[64];
     snprintf(where, sizeof where, is_copy ? "memcpys[%zu]" : "memsets[%zu]", i);
-    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", N_("an object"));
     op->kind = is_copy ? WB_GPU_MEMCPY : WB_GPU_MEMSET;
     op->api = -1;
     if (get_u64(r, o, where, "bytes", &op->bytes) || get_u64(r, o, where, "start", &op->start) ||
@@ -260,9 +264,9 @@ static int read_range(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     g->parent = -1;
     char where[64];
     snprintf(where, sizeof where, "ranges[%zu]", i);
-    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", N_("an object"));
     wb_val kind = wb_record_get(o, "kind");
-    if (!wb_val_is(&kind, "range") && !wb_val_is(&kind, "mark")) return corrupt(r, where, "kind", "\"range\" or \"mark\"");
+    if (!wb_val_is(&kind, "range") && !wb_val_is(&kind, "mark")) return corrupt(r, where, "kind", N_("\"range\" or \"mark\""));
     g->is_mark = wb_val_is(&kind, "mark");
     wb_val name = wb_record_get(o, "name"), domain = wb_record_get(o, "domain");
     g->name = wb_capture_intern(c, name.kind == WB_V_STR ? name.s : "", name.kind == WB_V_STR ? name.n : 0);
@@ -272,14 +276,14 @@ static int read_range(reader *r, const wb_record *o, size_t i, wb_capture *c) {
         return r->err->code;
     if (wb_record_get(o, "end").kind == WB_V_NULL) g->end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &g->end)) return r->err->code;
-    if (g->end < g->start) return corrupt(r, where, "end", "at or after start");
+    if (g->end < g->start) return corrupt(r, where, "end", N_("at or after start"));
     return 0;
 }
 
 static int read_window(reader *r, const wb_record *o, size_t i, wb_capture *c) {
     char where[64];
     snprintf(where, sizeof where, "profiler_windows[%zu]", i);
-    if (!wb_record_is_object(o)) return corrupt(r, where, "", "an object");
+    if (!wb_record_is_object(o)) return corrupt(r, where, "", N_("an object"));
     if (get_u64(r, o, where, "start", &c->windows[i].start) || get_rank(r, o, where, &c->windows[i].rank)) return r->err->code;
     if (wb_record_get(o, "end").kind == WB_V_NULL) c->windows[i].end = WB_OPEN_END;
     else if (get_u64(r, o, where, "end", &c->windows[i].end)) return r->err->code;
@@ -347,8 +351,8 @@ static int capture_item(json_cursor *cur, size_t i, void *ctx) {
 
 static int not_a_capture(reader *r, json_t *format) {
     const char *f = json_string_value(format);
-    return wb_fail(r->err, WB_EXIT_INPUT, "%s: not a gpu-workbench capture (format is %s%s%s)", r->what, f ? "\"" : "",
-                   f ? f : "missing", f ? "\"" : "");
+    if (!f) return wb_fail(r->err, WB_EXIT_INPUT, _("%s: not a gpu-workbench capture (format is missing)"), r->what);
+    return wb_fail(r->err, WB_EXIT_INPUT, _("%s: not a gpu-workbench capture (format is \"%s\")"), r->what, f);
 }
 
 /* format and version are checked as soon as they arrive, so that another file is named as such
@@ -358,7 +362,7 @@ static int check_format(reader *r, json_t *head, int final) {
     if ((format || final) && (!json_is_string(format) || strcmp(json_string_value(format), CAPTURE_FORMAT)))
         return not_a_capture(r, format);
     if ((version || final) && (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION))
-        return wb_fail(r->err, WB_EXIT_INPUT, "%s: capture format version %lld, this grader reads version %d. Re-record it",
+        return wb_fail(r->err, WB_EXIT_INPUT, _("%s: capture format version %lld, this grader reads version %d. Re-record it"),
                        r->what, json_is_integer(version) ? (long long)json_integer_value(version) : -1LL, FORMAT_VERSION);
     return 0;
 }
@@ -369,7 +373,7 @@ static int capture_member(json_cursor *cur, const char *key, void *ctx) {
         if (strcmp(key, SECTIONS[s])) continue;
         if (w->seen[s]) return json_syntax_error(cur, cur->pos, "duplicate object key");
         w->seen[s] = 1;
-        if (json_peek(cur) != '[') return corrupt(&w->r, "", key, "a list");
+        if (json_peek(cur) != '[') return corrupt(&w->r, "", key, N_("a list"));
         w->section = s;
         return json_walk_array(cur, capture_item, w);
     }
@@ -421,9 +425,9 @@ static int read_head(reader *r, json_t *root, wb_capture *c) {
         if (done && cupti) continue;
         size_t used = strlen(c->rank_problems);
         char one[96];
-        snprintf(one, sizeof one, "%srank %zu: %s", used ? "; " : "", i, !cupti ? "CUPTI refused to start" : "incomplete");
+        snprintf(one, sizeof one, _("%srank %zu: %s"), used ? "; " : "", i, !cupti ? _("CUPTI refused to start") : _("incomplete"));
         if (done == 0 && json_is_integer(rsig))
-            snprintf(one + strlen(one), sizeof one - strlen(one), " (signal %lld)", (long long)json_integer_value(rsig));
+            snprintf(one + strlen(one), sizeof one - strlen(one), _(" (signal %lld)"), (long long)json_integer_value(rsig));
         snprintf(c->rank_problems + used, sizeof c->rank_problems - used, "%s", one);
     }
 
@@ -441,9 +445,9 @@ static int read_head(reader *r, json_t *root, wb_capture *c) {
 static int resolve_ranks(reader *r, json_t *root, wb_capture *c) {
     json_t *ws = json_object_get(root, "world_size"), *own = json_object_get(root, "rank");
     if (ws && !json_is_null(ws) && (!json_is_integer(ws) || json_integer_value(ws) < 1 || json_integer_value(ws) > WB_MAX_WORLD_SIZE))
-        return corrupt(r, "", "world_size", "a number of processes (1 to 4096)");
+        return corrupt(r, "", "world_size", N_("a number of processes (1 to 4096)"));
     if (own && (!json_is_integer(own) || json_integer_value(own) < 0 || json_integer_value(own) >= WB_MAX_WORLD_SIZE))
-        return corrupt(r, "", "rank", "a rank number (0 to 4095)");
+        return corrupt(r, "", "rank", N_("a rank number (0 to 4095)"));
     int fallback = own ? (int)json_integer_value(own) : 0;
     c->world_size = json_is_integer(ws) ? (int)json_integer_value(ws) : fallback + 1;
     /* A merged capture (several ranks, no own rank) must account for each record and rank: a
@@ -453,20 +457,20 @@ static int resolve_ranks(reader *r, json_t *root, wb_capture *c) {
         for (size_t i = 0; i < c->n_ranges; i++)
             if (c->ranges[i].rank < 0)
                 return wb_fail(r->err, WB_EXIT_CAPTURE,
-                               "%s: incomplete capture: range '%s' (record %zu of ranges) carries no rank, in a capture "
-                               "of %d ranks; re-record it (grader record)", r->what, c->ranges[i].name ? c->ranges[i].name : "?",
+                               _("%s: incomplete capture: range '%s' (record %zu of ranges) carries no rank, in a capture "
+                               "of %d ranks; re-record it (grader record)"), r->what, c->ranges[i].name ? c->ranges[i].name : "?",
                                i + 1, c->world_size);
         size_t headed = json_array_size(json_object_get(root, "ranks"));
         if (headed < (size_t)c->world_size)
             return wb_fail(r->err, WB_EXIT_CAPTURE,
-                           "%s: incomplete capture: rank %zu of world_size %d has no header under \"ranks\": that "
-                           "rank's capture is missing; re-record it (grader record)", r->what, headed, c->world_size);
+                           _("%s: incomplete capture: rank %zu of world_size %d has no header under \"ranks\": that "
+                           "rank's capture is missing; re-record it (grader record)"), r->what, headed, c->world_size);
     }
     int highest = wb_capture_settle_ranks(c, fallback);
     if (highest >= c->world_size)
         return wb_fail(r->err, WB_EXIT_CAPTURE,
-                       "%s: incomplete capture: a record of rank %d, but the capture says world_size %d (ranks 0 to %d); "
-                       "re-record it (grader record)", r->what, highest, c->world_size, c->world_size - 1);
+                       _("%s: incomplete capture: a record of rank %d, but the capture says world_size %d (ranks 0 to %d); "
+                       "re-record it (grader record)"), r->what, highest, c->world_size, c->world_size - 1);
     return 0;
 }
 
@@ -479,12 +483,12 @@ static int read_capture(json_cursor *cur, const char *what, wb_capture *c) {
     if (json_peek(cur) != '{') {
         /* valid JSON that is no object, or not JSON at all */
         rc = json_skip_value(cur);
-        if (!rc) rc = wb_fail(cur->err, WB_EXIT_INPUT, "%s: not a capture (the top level is not a JSON object)", what);
+        if (!rc) rc = wb_fail(cur->err, WB_EXIT_INPUT, _("%s: not a capture (the top level is not a JSON object)"), what);
         goto out;
     }
     if ((rc = json_walk_object(cur, capture_member, &w)) || (rc = check_format(&w.r, w.head, 1))) goto out;
     for (int s = 0; s < N_SECTIONS && !rc; s++)
-        if (!w.seen[s]) rc = corrupt(&w.r, "", SECTIONS[s], "a list");
+        if (!w.seen[s]) rc = corrupt(&w.r, "", SECTIONS[s], N_("a list"));
     if (rc || (rc = read_head(&w.r, w.head, c))) goto out;
     /* memcpys then memsets, in one array */
     c->n_ops = w.n_copies + w.n_sets;
@@ -514,7 +518,7 @@ static char *slurp(const char *path, size_t *length, wb_error *err) {
 }
 
 static int empty_file(const char *what, wb_error *err) {
-    return wb_fail(err, WB_EXIT_INPUT, "%s: the capture file is empty (the lesson may have been killed before it could write)", what);
+    return wb_fail(err, WB_EXIT_INPUT, _("%s: the capture file is empty (the lesson may have been killed before it could write)"), what);
 }
 
 int wb_capture_load_buffer(const char *what, const char *data, size_t length, wb_capture *out, wb_error *err) {
@@ -563,8 +567,8 @@ void wb_repeat_free(wb_repeat *r) {
 static int calibration_from(reader *r, json_t *o, wb_calibration *c) {
     memset(c, 0, sizeof *c);
     json_t *bw = json_object_get(o, "copy_bytes_per_s"), *mm = json_object_get(o, "matrix_flops_per_s");
-    if (!json_is_number(bw) || json_number_value(bw) <= 0) return corrupt(r, "calibration", "copy_bytes_per_s", "a positive number");
-    if (!json_is_number(mm) || json_number_value(mm) <= 0) return corrupt(r, "calibration", "matrix_flops_per_s", "a positive number");
+    if (!json_is_number(bw) || json_number_value(bw) <= 0) return corrupt(r, "calibration", "copy_bytes_per_s", N_("a positive number"));
+    if (!json_is_number(mm) || json_number_value(mm) <= 0) return corrupt(r, "calibration", "matrix_flops_per_s", N_("a positive number"));
     c->copy_bytes_per_s = json_number_value(bw);
     c->matrix_flops_per_s = json_number_value(mm);
     const char *gpu = json_string_value(json_object_get(o, "gpu")), *method = json_string_value(json_object_get(o, "method"));
@@ -587,12 +591,12 @@ int wb_calibration_from_json(const char *what, const char *data, size_t length, 
 }
 
 static int doubles_from(reader *r, json_t *arr, const char *where, const char *key, double **out, size_t n) {
-    if (!json_is_array(arr) || json_array_size(arr) != n) return corrupt(r, where, key, "a list as long as the other");
+    if (!json_is_array(arr) || json_array_size(arr) != n) return corrupt(r, where, key, N_("a list as long as the other"));
     *out = calloc(n + 1, sizeof **out);
-    if (!*out) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+    if (!*out) return wb_fail(r->err, WB_EXIT_INPUT, _("out of memory"));
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(arr, i);
-        if (!json_is_number(v) || json_number_value(v) < 0) return corrupt(r, where, key, "a list of non-negative numbers");
+        if (!json_is_number(v) || json_number_value(v) < 0) return corrupt(r, where, key, N_("a list of non-negative numbers"));
         (*out)[i] = json_number_value(v);
     }
     return 0;
@@ -601,18 +605,18 @@ static int doubles_from(reader *r, json_t *arr, const char *where, const char *k
 /* "repeats": [{"ranges": [{"variant", "range", "gpu_us": [...], "wall_us": [...]}]}] */
 static int repeats_from(reader *r, json_t *arr, wb_recording *rec) {
     if (!arr) return 0;
-    if (!json_is_array(arr)) return corrupt(r, "", "repeats", "a list");
+    if (!json_is_array(arr)) return corrupt(r, "", "repeats", N_("a list"));
     rec->repeats = calloc(json_array_size(arr) + 1, sizeof *rec->repeats);
-    if (!rec->repeats) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+    if (!rec->repeats) return wb_fail(r->err, WB_EXIT_INPUT, _("out of memory"));
     for (size_t i = 0; i < json_array_size(arr); i++) {
         wb_repeat *rep = &rec->repeats[i];
         rec->n_repeats = i + 1;
         json_t *ranges = json_object_get(json_array_get(arr, i), "ranges");
         char where[64];
         snprintf(where, sizeof where, "repeats[%zu]", i);
-        if (!json_is_array(ranges)) return corrupt(r, where, "ranges", "a list");
+        if (!json_is_array(ranges)) return corrupt(r, where, "ranges", N_("a list"));
         rep->items = calloc(json_array_size(ranges) + 1, sizeof *rep->items);
-        if (!rep->items) return wb_fail(r->err, WB_EXIT_INPUT, "out of memory");
+        if (!rep->items) return wb_fail(r->err, WB_EXIT_INPUT, _("out of memory"));
         for (size_t j = 0; j < json_array_size(ranges); j++) {
             json_t *o = json_array_get(ranges, j);
             wb_range_times *t = &rep->items[j];
@@ -621,7 +625,7 @@ static int repeats_from(reader *r, json_t *arr, wb_recording *rec) {
             if (get_str(r, o, where, "variant", &t->variant) || get_str(r, o, where, "range", &t->range)) return r->err->code;
             json_t *rank = json_object_get(o, "rank");
             if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 || json_integer_value(rank) >= WB_MAX_WORLD_SIZE))
-                return corrupt(r, where, "rank", "a rank number (0 to 4095)");
+                return corrupt(r, where, "rank", N_("a rank number (0 to 4095)"));
             t->per_rank = rank != NULL;
             t->rank = rank ? (int)json_integer_value(rank) : 0;
             json_t *gpu = json_object_get(o, "gpu_us");
@@ -667,9 +671,10 @@ static int check_recording_format(recording_walk *w, int final) {
     json_t *format = json_object_get(w->head, "format"), *version = json_object_get(w->head, "version");
     const char *f = json_string_value(format);
     if ((format || final) && (!f || strcmp(f, RECORDING_FORMAT)))
-        return wb_fail(w->r.err, WB_EXIT_INPUT, "%s: not a gpu-workbench recording (format is %s)", w->r.what, f ? f : "missing");
+        return f ? wb_fail(w->r.err, WB_EXIT_INPUT, _("%s: not a gpu-workbench recording (format is %s)"), w->r.what, f)
+                 : wb_fail(w->r.err, WB_EXIT_INPUT, _("%s: not a gpu-workbench recording (format is missing)"), w->r.what);
     if ((version || final) && (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION))
-        return wb_fail(w->r.err, WB_EXIT_INPUT, "%s: recording format version is not %d; re-record it with grader record",
+        return wb_fail(w->r.err, WB_EXIT_INPUT, _("%s: recording format version is not %d; re-record it with grader record"),
                        w->r.what, FORMAT_VERSION);
     return 0;
 }
@@ -682,8 +687,8 @@ static int run_member(json_cursor *cur, const char *key, void *ctx) {
         w->seen_capture = 1;
         const char *variant = json_string_value(json_object_get(w->run_head, "variant"));
         char what[512];
-        if (variant) snprintf(what, sizeof what, "%s (run '%s')", w->r.what, variant);
-        else snprintf(what, sizeof what, "%s (run %zu)", w->r.what, w->rec->n_runs);
+        if (variant) snprintf(what, sizeof what, _("%s (run '%s')"), w->r.what, variant);
+        else snprintf(what, sizeof what, _("%s (run %zu)"), w->r.what, w->rec->n_runs);
         return read_capture(cur, what, &run->capture);
     }
     if (json_object_get(w->run_head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
@@ -700,14 +705,14 @@ static int run_item(json_cursor *cur, size_t i, void *ctx) {
     memset(run, 0, sizeof *run);
     char where[64];
     snprintf(where, sizeof where, "runs[%zu]", i);
-    if (json_peek(cur) != '{') return corrupt(&w->r, where, "variant", "a string");
+    if (json_peek(cur) != '{') return corrupt(&w->r, where, "variant", N_("a string"));
     w->run_head = json_object();
     w->seen_capture = 0;
     if (!w->run_head) return out_of_memory(&w->r);
     int rc = json_walk_object(cur, run_member, w);
     json_t *o = w->run_head;
     if (!rc) rc = get_str(&w->r, o, where, "variant", &run->variant);
-    if (!rc && !w->seen_capture) rc = corrupt(&w->r, where, "capture", "an object");
+    if (!rc && !w->seen_capture) rc = corrupt(&w->r, where, "capture", N_("an object"));
     if (!rc) {
         json_t *args = json_object_get(o, "args");
         size_t n_args = json_array_size(args);
@@ -746,7 +751,7 @@ static int recording_member(json_cursor *cur, const char *key, void *ctx) {
     if (!strcmp(key, "runs")) {
         if (w->seen_runs) return json_syntax_error(cur, cur->pos, "duplicate object key");
         w->seen_runs = 1;
-        if (json_peek(cur) != '[') return corrupt(&w->r, "", "runs", "a non-empty list");
+        if (json_peek(cur) != '[') return corrupt(&w->r, "", "runs", N_("a non-empty list"));
         return json_walk_array(cur, run_item, w);
     }
     if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
@@ -765,12 +770,12 @@ int wb_recording_load_buffer(const char *what, const char *data, size_t length, 
     if (!w.head) return out_of_memory(&w.r);
     if (json_peek(&cur) != '{') {
         rc = json_skip_value(&cur);
-        if (!rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s: not a gpu-workbench recording (format is missing)", what);
+        if (!rc) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: not a gpu-workbench recording (format is missing)"), what);
     } else if (!(rc = json_walk_object(&cur, recording_member, &w)) && !(rc = json_expect_end(&cur)) &&
                !(rc = check_recording_format(&w, 1)) && !(rc = get_str(&w.r, w.head, "", "lesson", &rec->lesson)) &&
                !(rc = get_str(&w.r, w.head, "", "recorded_at", &rec->recorded_at))) {
         json_t *cal = json_object_get(w.head, "calibration");
-        if (rec->n_runs == 0) rc = corrupt(&w.r, "", "runs", "a non-empty list");
+        if (rec->n_runs == 0) rc = corrupt(&w.r, "", "runs", N_("a non-empty list"));
         else if (cal) rc = calibration_from(&w.r, cal, &rec->calibration);
         if (!rc) rc = repeats_from(&w.r, json_object_get(w.head, "repeats"), rec);
     }
@@ -785,7 +790,7 @@ int wb_recording_load(const char *path, wb_recording *rec, wb_error *err) {
     if (!data) return err->code;
     int rc = wb_recording_load_buffer(path, data, n, rec, err);
     free(data);
-    if (!rc && !(rec->path = strdup(path))) rc = wb_fail(err, WB_EXIT_INPUT, "%s: out of memory while reading it", path);
+    if (!rc && !(rec->path = strdup(path))) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: out of memory while reading it"), path);
     return rc;
 }
 

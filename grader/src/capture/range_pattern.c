@@ -27,7 +27,7 @@ static int matches(const regex_t *re, const char *name) {
 
 static int compile(const char *pattern, regex_t *re) {
     long budget = 0;
-    char why[256];
+    char why[512];
     return wb_regex_compile(pattern + 3, &budget, re, why, sizeof why);
 }
 

@@ -28,7 +28,7 @@ static void sleep_ms(int ms) {
 /* In the child: its own process group (so that a timeout or an interrupted grader stops everything
  * the lesson started), environment and redirections, then exec. Only async-signal-safe-ish calls
  * that cannot deadlock after fork (no stdio on shared streams). */
-static void child(const wb_launch *l, char **argv) {
+static void child(const wb_launch *l, char **argv, const char *cannot_start) {
     setpgid(0, 0);
     int log = open(l->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log >= 0) {
@@ -38,7 +38,7 @@ static void child(const wb_launch *l, char **argv) {
     }
     if (!l->capture_library) { /* a plain run (the calibration program): no capture */
         execv(l->binary, argv);
-        dprintf(STDERR_FILENO, "grader: cannot start %s: %s\n", l->binary, strerror(errno));
+        dprintf(STDERR_FILENO, cannot_start, l->binary, strerror(errno));
         _exit(127);
     }
     setenv("CUDA_INJECTION64_PATH", l->capture_library, 1);
@@ -53,7 +53,7 @@ static void child(const wb_launch *l, char **argv) {
     snprintf(path, sizeof path, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
     setenv("LD_LIBRARY_PATH", path, 1);
     execv(l->binary, argv);
-    dprintf(STDERR_FILENO, "grader: cannot start %s: %s\n", l->binary, strerror(errno));
+    dprintf(STDERR_FILENO, cannot_start, l->binary, strerror(errno));
     _exit(127);
 }
 
@@ -79,7 +79,7 @@ static void stop_group(pid_t pid, int *status, double grace) {
 int wb_launch_lesson(const wb_launch *l, wb_launch_result *r, wb_error *err) {
     memset(r, 0, sizeof *r);
     char **argv = calloc(l->n_args + 2, sizeof *argv);
-    if (!argv) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+    if (!argv) return wb_fail(err, WB_EXIT_CAPTURE, _("out of memory"));
     argv[0] = (char *)l->binary;
     for (size_t i = 0; i < l->n_args; i++) argv[i + 1] = l->args[i];
     if (l->capture_out) unlink(l->capture_out); /* a stale capture must never be graded */
@@ -94,17 +94,19 @@ int wb_launch_lesson(const wb_launch *l, wb_launch_result *r, wb_error *err) {
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
 
+    /* looked up before fork: the catalog may allocate on its first lookup, which a child must not */
+    const char *cannot_start = _("grader: cannot start %s: %s\n");
     fflush(NULL);
     double t0 = now_seconds();
     pid_t pid = fork();
     if (pid < 0) {
         free(argv);
         sigaction(SIGINT, &old_int, NULL), sigaction(SIGTERM, &old_term, NULL), sigaction(SIGHUP, &old_hup, NULL);
-        return wb_fail(err, WB_EXIT_CAPTURE, "cannot start %s: %s", l->binary, strerror(errno));
+        return wb_fail(err, WB_EXIT_CAPTURE, _("cannot start %s: %s"), l->binary, strerror(errno));
     }
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL), sigaction(SIGTERM, &old_term, NULL), sigaction(SIGHUP, &old_hup, NULL);
-        child(l, argv);
+        child(l, argv, cannot_start);
     }
     setpgid(pid, pid); /* also here: whichever of parent and child runs first */
     lesson_group = pid;
@@ -117,7 +119,7 @@ int wb_launch_lesson(const wb_launch *l, wb_launch_result *r, wb_error *err) {
         if (w == pid) break;
         if (w < 0 && errno != EINTR) {
             kill(-pid, SIGKILL);
-            return wb_fail(err, WB_EXIT_CAPTURE, "lost track of %s: %s", l->binary, strerror(errno));
+            return wb_fail(err, WB_EXIT_CAPTURE, _("lost track of %s: %s"), l->binary, strerror(errno));
         }
         if (interrupted_by) {
             stop_group(pid, &status, 5);
@@ -172,7 +174,7 @@ void wb_print_log_tail(const char *log_path, int lines) {
         first--;
         if (buf[first] == '\n' && ++found == lines) first++;
     }
-    if (start > 0 && first == 0) fprintf(stderr, "  | ... (the log's last %d bytes)\n", TAIL_BYTES);
+    if (start > 0 && first == 0) fprintf(stderr, _("  | ... (the log's last %d bytes)\n"), TAIL_BYTES);
     for (size_t i = first; i < n;) {
         size_t end = i;
         while (end < n && buf[end] != '\n') end++;
@@ -182,7 +184,7 @@ void wb_print_log_tail(const char *log_path, int lines) {
         memcpy(raw, buf + i, len);
         raw[len] = '\0';
         wb_term_clean(raw, line, sizeof line);
-        fprintf(stderr, "  | %s%s\n", line, end - i > LINE_BYTES ? " ... (line cut)" : "");
+        fprintf(stderr, "  | %s%s\n", line, end - i > LINE_BYTES ? _(" ... (line cut)") : "");
         i = end + 1;
     }
 }

@@ -75,7 +75,7 @@ int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suff
     if (wb_state_dir(root, state, sizeof state, err)) return err->code;
     wb_utc_now(NULL, 0, stamp, sizeof stamp);
     snprintf(parent, sizeof parent, "%s/runs/%s", state, lesson);
-    if (wb_mkdir_p(parent) != 0) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the folder for run folders", parent);
+    if (wb_mkdir_p(parent) != 0) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create the folder for run folders"), parent);
     /* time, process and a counter; mkdir fails on a folder that exists, so no two runs (in
      * parallel or in one second) ever share one */
     for (int k = 1; k < 1000; k++) {
@@ -87,7 +87,7 @@ int wb_make_run_dir(const char *lesson_dir, const char *lesson, const char *suff
         }
         if (errno != EEXIST) break;
     }
-    return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the run folder (%s)", buf, strerror(errno));
+    return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create the run folder (%s)"), buf, strerror(errno));
 }
 
 #define CALIBRATE_BINARY "wb_calibrate"
@@ -135,15 +135,15 @@ int wb_calibration_obtain(const wb_calibration_key *key, const char *binary, con
         free(reuse);
         if (rc == 0) {
             if (progress)
-                fprintf(progress, "the GPU's copy bandwidth and matrix rate: as measured on this GPU at %s (cached; "
-                                  "WB_CALIBRATE=fresh measures again)\n", measured_at);
+                fprintf(progress, _("the GPU's copy bandwidth and matrix rate: as measured on this GPU at %s (cached; "
+                                    "WB_CALIBRATE=fresh measures again)\n"), measured_at);
             wb_timing_mark("calibration (cached: nothing run)");
             return 0;
         }
         if (err->code) return err->code;
     }
     if (progress) {
-        fprintf(progress, "measuring the GPU's copy bandwidth and matrix rate (%s) ...", CALIBRATE_BINARY);
+        fprintf(progress, _("measuring the GPU's copy bandwidth and matrix rate (%s) ..."), CALIBRATE_BINARY);
         fflush(progress);
     }
     wb_launch launch = {binary, NULL, 0, NULL, log, NULL, NULL, 120};
@@ -154,8 +154,8 @@ int wb_calibration_obtain(const wb_calibration_key *key, const char *binary, con
     if (res.exit_code != 0 || res.signal || !text) {
         free(text);
         if (progress) wb_print_log_tail(log, 12);
-        return wb_fail(err, WB_EXIT_CAPTURE, "the calibration program %s failed (%s); its output is in %s", binary,
-                       res.timed_out ? "timed out" : res.signal ? "killed by a signal" : "non-zero exit", log);
+        return wb_fail(err, WB_EXIT_CAPTURE, _("the calibration program %s failed (%s); its output is in %s"), binary,
+                       res.timed_out ? _("timed out") : res.signal ? _("killed by a signal") : _("non-zero exit"), log);
     }
     int rc = wb_calibration_from_json(log, text, strlen(text), out, err);
     if (!rc && key) wb_calibration_store(key, text, time(NULL));
@@ -192,7 +192,7 @@ static int collect_ranks(const wb_lesson *l, const wb_variant *v, const char *bi
     snprintf(rank0, sizeof rank0, "%s.rank0", path);
     if (ranks <= 1 && !wb_file_exists(rank0)) return 0;
     char what[4400];
-    snprintf(what, sizeof what, "%s (variant %s, world_size %d)", binary, v->name, ranks);
+    snprintf(what, sizeof what, _("%s (variant %s, world_size %d)"), binary, v->name, ranks);
     return wb_rank_captures_merge(path, ranks, what, err);
 }
 
@@ -214,9 +214,9 @@ static int variant_launch(const wb_lesson *l, const wb_variant *v, const lesson_
         return 0;
     }
     snprintf(script, cap, "%s/%s", l->dir, v->program[1]);
-    if (!wb_file_exists(script)) return wb_fail(err, WB_EXIT_INPUT, "%s: variant %s's script %s does not exist", l->path, v->name, script);
+    if (!wb_file_exists(script)) return wb_fail(err, WB_EXIT_INPUT, _("%s: variant %s's script %s does not exist"), l->path, v->name, script);
     char **args = calloc(v->n_args + 2, sizeof *args);
-    if (!args) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+    if (!args) return wb_fail(err, WB_EXIT_CAPTURE, _("out of memory"));
     args[0] = script;
     for (size_t i = 0; i < v->n_args; i++) args[i + 1] = v->args[i];
     launch->binary = p->py->python;
@@ -232,11 +232,11 @@ static int find_programs(const wb_live_request *req, char *binary, size_t cap, l
     memset(p, 0, sizeof *p);
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(req->lesson, req->variants[i]);
-        if (!v) return wb_fail(err, WB_EXIT_INPUT, "%s: no variant '%s'", req->lesson->path, req->variants[i]);
+        if (!v) return wb_fail(err, WB_EXIT_INPUT, _("%s: no variant '%s'"), req->lesson->path, req->variants[i]);
         if (wb_variant_is_python(v) && !p->py) {
             p->py = wb_python_probe(req->run_dir); /* asked once per process: free after the first */
             if (!p->py->usable)
-                return wb_fail(err, WB_EXIT_CAPTURE, "variant %s is a PyTorch program, and %s", v->name, p->py->why);
+                return wb_fail(err, WB_EXIT_CAPTURE, _("variant %s is a PyTorch program, and %s"), v->name, p->py->why);
         } else if (!wb_variant_is_python(v) && !p->binary) {
             if (wb_find_lesson_binary(req->lesson->binary, binary, cap, err)) return err->code;
             p->binary = binary;
@@ -265,7 +265,7 @@ int wb_python_variants_ready(const wb_lesson *l, const char *const *variants, si
         const wb_python_info *py = wb_python_probe(state);
         wb_timing_mark("PyTorch probe (python3: import torch)");
         if (py->usable) return 1;
-        snprintf(why, cap, "variant %s is a PyTorch program, and %s", v->name, py->why);
+        snprintf(why, cap, _("variant %s is a PyTorch program, and %s"), v->name, py->why);
         return 0;
     }
     return 1;
@@ -283,7 +283,7 @@ static int repeat_once(const wb_live_request *req, int index, const lesson_progr
         if (ranks > 1 && (size_t)ranks + 1 > per_range) per_range = (size_t)ranks + 1;
     }
     out->items = calloc(req->n_variants * l->n_ranges * per_range + 1, sizeof *out->items);
-    if (!out->items) return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+    if (!out->items) return wb_fail(err, WB_EXIT_CAPTURE, _("out of memory"));
     for (size_t i = 0; i < req->n_variants; i++) {
         const wb_variant *v = wb_lesson_variant(l, req->variants[i]);
         char path[4200], log[4200];
@@ -294,7 +294,7 @@ static int repeat_once(const wb_live_request *req, int index, const lesson_progr
         if (variant_launch(l, v, programs, script, sizeof script, &launch, &owned, err)) return err->code;
         const char *program = wb_variant_is_python(v) ? script : launch.binary;
         if (req->progress) {
-            fprintf(req->progress, "repeat %d: running %s variant %s under CUPTI ...", index,
+            fprintf(req->progress, _("repeat %d: running %s variant %s under CUPTI ..."), index,
                     wb_variant_is_python(v) ? v->program[1] : l->binary, v->name);
             fflush(req->progress);
         }
@@ -307,7 +307,7 @@ static int repeat_once(const wb_live_request *req, int index, const lesson_progr
         wb_capture c;
         if (res.exit_code != 0 || res.signal || collect_ranks(l, v, program, path, err) || wb_capture_load(path, &c, err)) {
             if (req->progress) wb_print_log_tail(log, 12);
-            return err->code ? err->code : wb_fail(err, WB_EXIT_CAPTURE, "repeat %d of variant %s failed; its output is in %s",
+            return err->code ? err->code : wb_fail(err, WB_EXIT_CAPTURE, _("repeat %d of variant %s failed; its output is in %s"),
                                                    index, v->name, log);
         }
         int ranks = wb_capture_ranks(&c) > 1 ? wb_capture_ranks(&c) : 0; /* one process: the all-ranks times only */
@@ -315,7 +315,7 @@ static int repeat_once(const wb_live_request *req, int index, const lesson_progr
             for (int k = -1; k < ranks; k++)
                 if (wb_range_times_of(&c, v->name, l->ranges[r], k, &out->items[out->n++])) {
                     wb_capture_free(&c);
-                    return wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+                    return wb_fail(err, WB_EXIT_CAPTURE, _("out of memory"));
                 }
         wb_capture_free(&c);
     }
@@ -344,7 +344,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
     wb_calibration calibration;
     int rc = 0;
     if (!runs || !paths || !repeats) {
-        rc = wb_fail(err, WB_EXIT_CAPTURE, "out of memory");
+        rc = wb_fail(err, WB_EXIT_CAPTURE, _("out of memory"));
         goto out;
     }
     if ((rc = calibrate(req->run_dir, req->calibration_cache, req->progress, &calibration, err))) goto out;
@@ -359,7 +359,7 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         if ((rc = variant_launch(l, v, &programs, script, sizeof script, &launch, &owned, err))) goto out;
         const char *program = wb_variant_is_python(v) ? script : launch.binary;
         if (req->progress) {
-            fprintf(req->progress, "running %s variant %s under CUPTI ...", wb_variant_is_python(v) ? v->program[1] : l->binary, v->name);
+            fprintf(req->progress, _("running %s variant %s under CUPTI ..."), wb_variant_is_python(v) ? v->program[1] : l->binary, v->name);
             fflush(req->progress);
         }
         wb_launch_result res;
@@ -382,17 +382,19 @@ int wb_capture_live(const wb_live_request *req, wb_recording *out, wb_error *err
         if ((rc = collect_ranks(l, v, program, paths[i], err))) {
             /* say how the program ended too: a rank that crashed before writing is usually why */
             size_t used = strlen(err->message);
-            snprintf(err->message + used, sizeof err->message - used, ". The program %s; its output is in %s",
-                     res.timed_out ? "timed out" : res.signal ? "was killed by a signal" : res.exit_code ? "failed" : "exited 0", log);
+            snprintf(err->message + used, sizeof err->message - used, _(". The program %s; its output is in %s"),
+                     res.timed_out ? C_("the program", "timed out") : res.signal ? C_("the program", "was killed by a signal")
+                     : res.exit_code ? C_("the program", "failed") : C_("the program", "exited 0"), log);
             if (req->progress) wb_print_log_tail(log, 12);
             goto out;
         }
         if (!wb_file_exists(paths[i])) {
             rc = wb_fail(err, WB_EXIT_CAPTURE,
-                         "%s (variant %s) %s and wrote no capture%s. Its output is in %s. If it ran fine, CUPTI could not be "
-                         "injected: see docs/troubleshooting.md", program, v->name,
-                         res.timed_out ? "timed out" : res.signal ? "was killed by a signal" : res.exit_code ? "failed" : "ran",
-                         res.exit_code == 127 ? " (it could not be started)" : "", log);
+                         _("%s (variant %s) %s and wrote no capture%s. Its output is in %s. If it ran fine, CUPTI could not be "
+                           "injected: see docs/troubleshooting.md"), program, v->name,
+                         res.timed_out ? C_("the program", "timed out") : res.signal ? C_("the program", "was killed by a signal")
+                         : res.exit_code ? C_("the program", "failed") : C_("the program", "ran"),
+                         res.exit_code == 127 ? _(" (it could not be started)") : "", log);
             if (req->progress) wb_print_log_tail(log, 12);
             goto out;
         }
@@ -423,10 +425,10 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
     for (size_t i = 0; i < n_variants; i++) {
         const wb_run *run = wb_recording_run(rec, variants[i]);
         char log[4200] = "";
-        if (log_dir) snprintf(log, sizeof log, " Its output: %s/lesson-%s.log", log_dir, variants[i]);
+        if (log_dir) snprintf(log, sizeof log, _(" Its output: %s/lesson-%s.log"), log_dir, variants[i]);
         if (!run)
-            return wb_fail(err, WB_EXIT_CAPTURE, "%s: no run of variant '%s'. Re-record the lesson with grader record %s",
-                           rec->path ? rec->path : "the recording", variants[i], lesson->dir);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("%s: no run of variant '%s'. Re-record the lesson with grader record %s"),
+                           rec->path ? rec->path : _("the recording"), variants[i], lesson->dir);
         const wb_capture *c = &run->capture;
         if (run->timed_out || run->signal || run->exit_code != 0) {
             if (log_dir) {
@@ -434,45 +436,57 @@ int wb_check_usable(const wb_recording *rec, const wb_lesson *lesson, const char
                 wb_print_log_tail(log, 15);
             }
             if (run->timed_out)
-                return wb_fail(err, WB_EXIT_CAPTURE, "the lesson program (variant %s) timed out: it was still running at the "
-                               "time limit (%d s; WB_LESSON_TIMEOUT sets it) and was stopped with everything it started; "
-                               "not graded. Does it wait for something, or loop?%s%s", variants[i], wb_lesson_timeout(),
-                               log_dir ? " Its output: " : "", log_dir ? log : "");
+                return wb_fail(err, WB_EXIT_CAPTURE, _("the lesson program (variant %s) timed out: it was still running at the "
+                                 "time limit (%d s; WB_LESSON_TIMEOUT sets it) and was stopped with everything it started; "
+                                 "not graded. Does it wait for something, or loop?%s%s"), variants[i], wb_lesson_timeout(),
+                               log_dir ? _(" Its output: ") : "", log_dir ? log : "");
             if (run->signal)
-                return wb_fail(err, WB_EXIT_CAPTURE, "the lesson program (variant %s) crashed with signal %d (%s); not graded. The "
-                               "capture kept what was recorded before the crash: %zu kernels, %zu API calls (%s).%s%s",
+                return wb_fail(err, WB_EXIT_CAPTURE, _("the lesson program (variant %s) crashed with signal %d (%s); not graded. The "
+                                 "capture kept what was recorded before the crash: %zu kernels, %zu API calls (%s).%s%s"),
                                variants[i], run->signal, strsignal(run->signal), c->n_kernels, c->n_api,
-                               rec->path ? rec->path : "", log_dir ? " Its output: " : "", log_dir ? log : "");
-            return wb_fail(err, WB_EXIT_CAPTURE, "the lesson program (variant %s) exited with status %d; not graded (a lesson "
-                           "that fails its own checks proves nothing). Captured before it ended: %zu kernels, %zu API calls "
-                           "(%s).%s%s", variants[i], run->exit_code, c->n_kernels, c->n_api, rec->path ? rec->path : "",
-                           log_dir ? " Its output: " : "", log_dir ? log : "");
+                               rec->path ? rec->path : "", log_dir ? _(" Its output: ") : "", log_dir ? log : "");
+            return wb_fail(err, WB_EXIT_CAPTURE, _("the lesson program (variant %s) exited with status %d; not graded (a lesson "
+                             "that fails its own checks proves nothing). Captured before it ended: %zu kernels, %zu API calls "
+                             "(%s).%s%s"), variants[i], run->exit_code, c->n_kernels, c->n_api, rec->path ? rec->path : "",
+                           log_dir ? _(" Its output: ") : "", log_dir ? log : "");
         }
         /* a multi-process run: the ranks the lesson runs, no more and no fewer */
         int ranks = wb_lesson_world_size(lesson, variants[i]);
-        if (c->world_size != ranks)
-            return wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture of variant %s has world_size %d, but lesson.yaml runs it "
-                           "as %d process%s: rank %d %s; not graded. Re-record the lesson with grader record %s",
-                           rec->path ? rec->path : "the recording", variants[i], c->world_size, ranks, ranks == 1 ? "" : "es",
-                           c->world_size > ranks ? ranks : c->world_size,
-                           c->world_size > ranks ? "is not one of the lesson's ranks" : "is missing", lesson->dir);
-        char which[200] = "";
-        if (c->rank_problems[0]) snprintf(which, sizeof which, " (of its %d processes: %s)", c->world_size, c->rank_problems);
+        const char *rec_path = rec->path ? rec->path : _("the recording");
+        if (c->world_size > ranks)
+            return wb_fail(err, WB_EXIT_CAPTURE,
+                           wb_ngettext("%s: the capture of variant %s has world_size %d, but lesson.yaml runs it as %d "
+                                       "process: rank %d is not one of the lesson's ranks; not graded. Re-record the lesson "
+                                       "with grader record %s",
+                                       "%s: the capture of variant %s has world_size %d, but lesson.yaml runs it as %d "
+                                       "processes: rank %d is not one of the lesson's ranks; not graded. Re-record the lesson "
+                                       "with grader record %s", (unsigned long)ranks),
+                           rec_path, variants[i], c->world_size, ranks, ranks, lesson->dir);
+        if (c->world_size < ranks)
+            return wb_fail(err, WB_EXIT_CAPTURE,
+                           wb_ngettext("%s: the capture of variant %s has world_size %d, but lesson.yaml runs it as %d "
+                                       "process: rank %d is missing; not graded. Re-record the lesson with grader record %s",
+                                       "%s: the capture of variant %s has world_size %d, but lesson.yaml runs it as %d "
+                                       "processes: rank %d is missing; not graded. Re-record the lesson with grader record %s",
+                                       (unsigned long)ranks),
+                           rec_path, variants[i], c->world_size, ranks, c->world_size, lesson->dir);
+        char which[320] = "";
+        if (c->rank_problems[0]) snprintf(which, sizeof which, _(" (of its %d processes: %s)"), c->world_size, c->rank_problems);
         if (!c->cupti_enabled)
-            return wb_fail(err, WB_EXIT_CAPTURE, "CUPTI refused to start in the lesson process (variant %s)%s, so nothing was "
-                           "captured. On many machines profiling needs permission: see docs/troubleshooting.md "
-                           "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).%s", variants[i], which, log);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("CUPTI refused to start in the lesson process (variant %s)%s, so nothing was "
+                             "captured. On many machines profiling needs permission: see docs/troubleshooting.md "
+                             "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).%s"), variants[i], which, log);
         if (c->dropped_records || c->lost_records)
-            return wb_fail(err, WB_EXIT_CAPTURE, "CUPTI dropped %llu records and the capture lost %llu (variant %s): the capture "
-                           "is incomplete, so it is not graded. Run fewer steps or see docs/troubleshooting.md",
+            return wb_fail(err, WB_EXIT_CAPTURE, _("CUPTI dropped %llu records and the capture lost %llu (variant %s): the capture "
+                             "is incomplete, so it is not graded. Run fewer steps or see docs/troubleshooting.md"),
                            (unsigned long long)c->dropped_records, (unsigned long long)c->lost_records, variants[i]);
         if (!c->complete)
-            return wb_fail(err, WB_EXIT_CAPTURE, "the capture of variant %s is incomplete (written while the process was "
-                           "dying)%s; not graded.%s", variants[i], which, log);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("the capture of variant %s is incomplete (written while the process was "
+                             "dying)%s; not graded.%s"), variants[i], which, log);
         if (c->n_ranges == 0 && lesson->n_ranges > 0)
-            return wb_fail(err, WB_EXIT_CAPTURE, "no NVTX ranges arrived from variant %s, so nothing can be attributed. CUPTI "
-                           "receives NVTX only when NVTX_INJECTION64_PATH names the capture library (the grader sets it; was it "
-                           "overridden?)", variants[i]);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("no NVTX ranges arrived from variant %s, so nothing can be attributed. CUPTI "
+                             "receives NVTX only when NVTX_INJECTION64_PATH names the capture library (the grader sets it; was it "
+                             "overridden?)"), variants[i]);
     }
     return 0;
 }

@@ -393,10 +393,10 @@ static int load_lesson(const char *lesson_dir, const char *data, size_t length, 
             goto out;
         }
         regex_t re;
-        char why[256];
+        char why[512];
         if (wb_range_is_pattern(l->ranges[i])) {
             if (wb_regex_compile(l->ranges[i] + 3, &regex_budget, &re, why, sizeof why)) {
-                rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "ranges"), "range '%s': the regex '%s' %s", l->ranges[i],
+                rc = wb_yaml_fail(err, &y, wb_yaml_get(&y, root, "ranges"), _("range '%s': the regex '%s' %s"), l->ranges[i],
                                   l->ranges[i] + 3, why);
                 goto out;
             }

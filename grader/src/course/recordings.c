@@ -30,8 +30,8 @@ int wb_find_recording(const wb_lesson *lesson, const char *arch, char *path, siz
     }
     if (d) closedir(d);
     if (!best[0])
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: no recording to replay (no traces/*.json) and no GPU to capture live. Record one on a "
-                       "GPU machine with: grader record %s", dir, lesson->dir);
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: no recording to replay (no traces/*.json) and no GPU to capture live. Record one on a "
+                       "GPU machine with: grader record %s"), dir, lesson->dir);
     snprintf(path, cap, "%s", best);
     return 0;
 }

@@ -71,12 +71,12 @@ int wb_submission_build(const wb_course_identity *course, json_t *progress, cons
     *out = NULL;
     for (size_t k = 0; k < n_lessons; k++)
         if (!wb_course_identity_lesson(course, lessons[k]))
-            return wb_fail(err, WB_EXIT_INPUT, "lesson %s is not one of the course's (a draft, or not a lesson here)", lessons[k]);
+            return wb_fail(err, WB_EXIT_INPUT, _("lesson %s is not one of the course's (a draft, or not a lesson here)"), lessons[k]);
     json_t *ids = json_object(), *list = json_array();
     json_t *root = json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:o}, s:o}", "format", WB_SUBMISSION_FORMAT, "version",
                              WB_SUBMISSION_VERSION, "grader_version", grader_version, "learner", learner, "course", "id",
                              course->id, "lessons", ids, "lessons", list);
-    if (!root) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!root) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     json_t *done = json_object_get(progress, "lessons");
     for (size_t i = 0; i < course->n; i++) {
         const char *name = course->lessons[i];
@@ -85,14 +85,22 @@ int wb_submission_build(const wb_course_identity *course, json_t *progress, cons
         if (!asked) continue;
         json_t *e = json_object_get(done, name), *kept = json_object_get(e, "questions");
         if (!json_is_object(kept) || json_object_size(kept) == 0) {
-            const char *why = e && json_object_get(e, "first_total")
-                                  ? "was graded by a grader that did not keep each fact's first try yet"
-                                  : "has not been graded yet";
+            /* whole sentences, one per reason: a translation orders them its own way */
+            int older = e && json_object_get(e, "first_total");
             if (n_lessons) {
                 json_decref(root);
-                return wb_fail(err, WB_EXIT_INPUT, "lesson %s %s: grade it first (grader check %s), then submit", name, why, name);
+                if (older)
+                    return wb_fail(err, WB_EXIT_INPUT, _("lesson %s was graded by a grader that did not keep each fact's "
+                                                         "first try yet: grade it first (grader check %s), then submit"),
+                                   name, name);
+                return wb_fail(err, WB_EXIT_INPUT,
+                               _("lesson %s has not been graded yet: grade it first (grader check %s), then submit"), name, name);
             }
-            if (notes) fprintf(notes, "note: lesson %s %s: left out\n", name, why);
+            if (notes && older)
+                fprintf(notes, _("note: lesson %s was graded by a grader that did not keep each fact's first try yet: left out\n"),
+                        name);
+            else if (notes)
+                fprintf(notes, _("note: lesson %s has not been graded yet: left out\n"), name);
             continue;
         }
         json_object_set_new(ids, name, json_string(course->lesson_ids[i]));
@@ -106,7 +114,7 @@ int wb_submission_build(const wb_course_identity *course, json_t *progress, cons
     }
     if (json_array_size(list) == 0) {
         json_decref(root);
-        return wb_fail(err, WB_EXIT_INPUT, "no lesson has been graded yet: grade one first (grader check), then submit");
+        return wb_fail(err, WB_EXIT_INPUT, _("no lesson has been graded yet: grade one first (grader check), then submit"));
     }
     *out = root;
     return 0;

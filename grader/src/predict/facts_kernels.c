@@ -23,9 +23,9 @@ long wb_count_kernels_named(const wb_capture *c, const wb_occurrence *o, const w
 /* "re:PATTERN" keys compile once, within the file's budget of regex_limits.h. */
 int wb_ready_kernel_key(wb_fact *f, long *regex_budget, char *why, size_t cap) {
     if (!f->key || strncmp(f->key, "re:", 3) != 0) return 0;
-    char refused[320];
+    char refused[448];
     if (wb_regex_compile(f->key + 3, regex_budget, &f->regex, refused, sizeof refused))
-        return snprintf(why, cap, "the regex '%.64s%s' %s", f->key + 3, strlen(f->key + 3) > 64 ? "..." : "", refused), -1;
+        return snprintf(why, cap, _("the regex '%.64s%s' %s"), f->key + 3, strlen(f->key + 3) > 64 ? "..." : "", refused), -1;
     f->has_regex = 1;
     return 0;
 }

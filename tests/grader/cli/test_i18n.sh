@@ -102,6 +102,52 @@ out=$(check_bad env LANG=ja_JP.UTF-8); contains_ja "$out" "$T/bad.yaml: 予測�
 out=$(LANG=ja_JP.UTF-8 "$GRADER" check "$L" --predictions "$T/none.yaml" --replay 2>&1)
 contains_ja "$out" "$T/none.yaml: この予測ファイルはありません。パスを確かめてください。またはレッスンのテンプレートを predictions.yaml にコピーしてください" "a missing predictions file, in Japanese"
 
+# an entry without id: the message reads without a space before the particle
+printf 'lesson: 00_probe\npredictions:\n  - range: two_kernels\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); contains "$out" "'predictions' の 1 番目の項目に 'id' がありません" "an entry without id, in Japanese"
+# a regex the grader refuses (regex_limits.c), in Japanese; English as before
+printf 'lesson: 00_probe\npredictions:\n  - id: two-kernels\n    range: two_kernels\n    kernels_named: {"re:a**": 2}\n' >"$T/bad.yaml"
+out=$(check_bad env LANG=ja_JP.UTF-8); expect_rc 2 $? "a refused regex in Japanese"
+contains_ja "$out" "正規表現 'a**' は受け付けられません: 繰り返しの直後の繰り返し (a**、a+?、a{2}*) は POSIX の正規表現では未定義です。" "a refused regex, in Japanese"
+printf '%s\n' "$out" >"$T/bad-ja.txt"; fits80 "$T/bad-ja.txt" "the Japanese regex refusal"
+out=$(check_bad env LANG=C.UTF-8); contains "$out" "the regex 'a**' is refused: one repetition right after another (a**, a+?, a{2}*) is undefined in POSIX regexes" "a refused regex, in English"
+
+# --- recordings that do not load, and a lesson without one: in Japanese, English as before -----------
+printf '{"format": "gpu-workbench-recording", "version": 99}\n' >"$T/other.json"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" diff "$T/other.json:eager" "$T/other.json:graph" 2>&1)
+contains_ja "$out" "$T/other.json: 記録の形式のバージョンが 1 ではありません。grader record で記録し直してください" "a recording of another version, in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" diff "$T/other.json:eager" "$T/other.json:graph" 2>&1)
+contains "$out" "$T/other.json: recording format version is not 1; re-record it with grader record" "a recording of another version, in English"
+python3 - "$PROBE_REC" "$T/corrupt.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["runs"][0]["capture"]["kernels"][0]["start"] = "soon"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" diff "$T/corrupt.json:eager" "$T/corrupt.json:graph" 2>&1); rc_ja=$?
+contains_ja "$out" "キャプチャが壊れています: kernels[0] の項目 'start' がないか、0 以上の整数ではありません。" "a corrupt capture, in Japanese"
+out=$(LANG=C.UTF-8 COLUMNS=80 "$GRADER" diff "$T/corrupt.json:eager" "$T/corrupt.json:graph" 2>&1)
+expect_rc $rc_ja $? "a corrupt capture: the same exit code in both languages"
+contains "$out" "corrupt capture: kernels[0] field 'start' is missing or not a non-negative integer. Re-record it" "a corrupt capture, in English"
+mv "$L/traces" "$T/traces.away"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay 2>&1)
+contains_ja "$out" "再生する記録 (traces/*.json) がなく、実機でキャプチャする GPU もありません。" "no recording, in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay 2>&1)
+contains "$out" "no recording to replay (no traces/*.json) and no GPU to capture live" "no recording, in English"
+mv "$T/traces.away" "$L/traces"
+
+# --- grader submit refused before any grading: in Japanese, English as before ------------------------
+out=$(WB_STATE_DIR=$T/fresh LANG=ja_JP.UTF-8 "$GRADER" submit 00_probe --out "$T/sub.json" 2>&1); rc_ja=$?
+contains_ja "$out" "レッスン 00_probe はまだ採点されていません。先に採点してから (grader check 00_probe) 提出してください" "submit before grading, in Japanese"
+out=$(WB_STATE_DIR=$T/fresh LANG=C.UTF-8 "$GRADER" submit 00_probe --out "$T/sub.json" 2>&1); expect_rc $rc_ja $? "submit refused: the same exit code"
+contains "$out" "lesson 00_probe has not been graded yet: grade it first (grader check 00_probe), then submit" "submit before grading, in English"
+out=$(WB_STATE_DIR=$T/fresh LANG=ja_JP.UTF-8 "$GRADER" submit --out "$T/sub.json" 2>&1)
+contains_ja "$out" "注: レッスン 00_probe はまだ採点されていないため、提出に含めません" "submit's note, in Japanese"
+contains_ja "$out" "まだ採点されたレッスンがありません。先に 1 つ採点してから (grader check) 提出してください" "submit with nothing graded, in Japanese"
+out=$(WB_STATE_DIR=$T/fresh LANG=C.UTF-8 "$GRADER" submit --out "$T/sub.json" 2>&1)
+contains "$out" "note: lesson 00_probe has not been graded yet: left out" "submit's note, in English"
+[ -e "$T/sub.json" ] && fail "a refused submission wrote a file"
+
 # --- English unchanged, Japanese within 80 display columns ---------------------------------------------
 run_check() { COLUMNS=80 "$@" "$GRADER" check "$L" --predictions "$T/right.yaml" --replay; }
 run_check env LANG=C >"$T/en-c.txt" 2>&1; expect_rc 0 $? "check in English"
