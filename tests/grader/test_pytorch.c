@@ -72,6 +72,17 @@ Test(pytorch, range_names_compare_up_to_their_first_comma) {
     cr_assert_neq(wb_range_name_cmp("step", "steps"), 0);
 }
 
+/* One step starting at t: a range that launches nothing (quiet), then one (busy) whose single
+ * kernel runs from t + 500 to kernel_end, launched through api with correlation id corr. */
+static void add_operator_step(wb_capture *c, uint64_t t, const char *quiet, const char *busy, const char *api,
+                              const char *kernel, uint64_t kernel_end, uint32_t corr) {
+    add_range(c, "step", t, t + 5000, 1);
+    add_range(c, quiet, t + 100, t + 200, 1);
+    add_range(c, busy, t + 300, t + 900, 1);
+    add_api(c, api, t + 400, t + 410, corr, 1);
+    add_kernel(c, kernel, t + 500, kernel_end, corr, 7);
+}
+
 /* Three steps of nn.Linear as PyTorch's emit_nvtx names them: each step's aten::t launches
  * nothing, its aten::addmm one GEMM; every call has its own numbers after the comma. */
 Test(pytorch, an_operator_range_is_asked_by_its_name_before_the_comma) {
@@ -81,13 +92,10 @@ Test(pytorch, an_operator_range_is_asked_by_its_name_before_the_comma) {
     for (uint64_t s = 0; s < 3; s++) {
         uint64_t t = 10000 * (s + 1);
         char name[64];
-        add_range(c, "step", t, t + 5000, 1);
-        snprintf(name, sizeof name, "aten::t, seq = %llu, op_id = %llu", (unsigned long long)s, (unsigned long long)(4 * s + 1));
-        add_range(c, name, t + 100, t + 200, 1);
+        char quiet[64];
+        snprintf(quiet, sizeof quiet, "aten::t, seq = %llu, op_id = %llu", (unsigned long long)s, (unsigned long long)(4 * s + 1));
         snprintf(name, sizeof name, "aten::addmm, seq = %llu, op_id = %llu", (unsigned long long)s, (unsigned long long)(4 * s + 3));
-        add_range(c, name, t + 300, t + 900, 1);
-        add_api(c, "cuLaunchKernelEx", t + 400, t + 410, corr, 1);
-        add_kernel(c, "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", t + 500, t + 800, corr++, 7);
+        add_operator_step(c, t, quiet, name, "cuLaunchKernelEx", "nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT", t + 800, corr++);
     }
     build_finish(c);
     wb_occurrences occ;
@@ -116,13 +124,10 @@ Test(pytorch, a_pattern_asks_about_every_range_it_matches) {
     for (uint64_t s = 0; s < 3; s++) {
         uint64_t t = 10000 * (s + 1);
         char name[64];
-        add_range(c, "step", t, t + 5000, 1);
-        snprintf(name, sizeof name, "aten::mm, op_id = %llu", (unsigned long long)(3 * s));
-        add_range(c, name, t + 100, t + 200, 1);
+        char quiet[64];
+        snprintf(quiet, sizeof quiet, "aten::mm, op_id = %llu", (unsigned long long)(3 * s));
         snprintf(name, sizeof name, "triton_poi_fused_gelu_mul_0, op_id = %llu", (unsigned long long)(3 * s + 1));
-        add_range(c, name, t + 300, t + 900, 1);
-        add_api(c, "cuLaunchKernel", t + 400, t + 410, corr, 1);
-        add_kernel(c, "triton_poi_fused_gelu_mul_0", t + 500, t + 800 + s, corr++, 7);
+        add_operator_step(c, t, quiet, name, "cuLaunchKernel", "triton_poi_fused_gelu_mul_0", t + 800 + s, corr++);
     }
     build_finish(c);
     wb_occurrences occ;
