@@ -89,7 +89,7 @@ static int next_unfinished_after(const char *after, const char *after_part, char
     wb_lesson_status *s = NULL;
     size_t n = 0;
     if (!rc && wb_course_statuses((const char *const *)course.dirs, course.n, progress, &s, &n))
-        rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     long next = -1;
     size_t from = 0;
     for (size_t i = 0; !rc && after && i < n; i++)
@@ -650,12 +650,12 @@ static int run_check(const check_options *o, wb_error *err) {
                                      : next_part[0] ? next_part : WB_MAIN_PART;
     if (!wb_lesson_has_part(&lesson, part)) {
         char list[512];
-        rc = wb_fail(err, WB_EXIT_INPUT, "lesson %s has no part '%s' (its parts: %s)", lesson.lesson, part,
+        rc = wb_fail(err, WB_EXIT_INPUT, _("lesson %s has no part '%s' (its parts: %s)"), lesson.lesson, part,
                      wb_lesson_part_list(&lesson, list, sizeof list));
         goto out;
     }
     if (o->variant && strcmp(wb_lesson_variant_part(&lesson, o->variant), part)) {
-        rc = wb_fail(err, WB_EXIT_INPUT, "variant %s of lesson %s is in part %s, not %s", o->variant, lesson.lesson,
+        rc = wb_fail(err, WB_EXIT_INPUT, _("variant %s of lesson %s is in part %s, not %s"), o->variant, lesson.lesson,
                      wb_lesson_variant_part(&lesson, o->variant), part);
         goto out;
     }
@@ -673,14 +673,14 @@ static int run_check(const check_options *o, wb_error *err) {
         if (created && !json) fprintf(stderr, _("Made your predictions file %s from the lesson's template (git ignores it).\n"),
                                       predictions_path);
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
-        if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+        if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
         char leftover[4200];
         if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
             fprintf(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
                     "%s lacks. Compare the two, then delete it.\n"), leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (part_view.n == 0) {
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s has no predictions about part %s of lesson %s", preds.path, part, lesson.lesson);
+            rc = wb_fail(err, WB_EXIT_INPUT, _("%s has no predictions about part %s of lesson %s"), preds.path, part, lesson.lesson);
             goto out;
         }
         /* only this part's values need to be filled in: the other parts are graded on their own */
@@ -697,7 +697,7 @@ static int run_check(const check_options *o, wb_error *err) {
                 wb_predictions_free(&preds);
                 if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
                 if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
-                if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+                if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
             }
             if (wb_predictions_open(&part_view) > 0) {
                 if (!json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {

@@ -72,6 +72,11 @@ for cmd in "reset:使い方: grader reset LESSON" "submit:講師に渡す提出�
     fits80 "$T/help-ja.txt" "grader $name --help in Japanese"
     out=$(LANG=C.UTF-8 "$GRADER" "$name" --help); contains "$out" "usage: grader $name" "grader $name --help in English"
 done
+# start.sh's message after the build (scripts/i18n.sh: wb_say), through the same catalog
+built=$(printf 'Built. grader check takes the next lesson you have not graded (lesson 01 the first time), names\nwhat to read before its questions, asks them here and grades your answers.')
+LANGUAGE=ja LC_ALL=C.UTF-8 TEXTDOMAINDIR=$(dirname "$GRADER")/../share/locale gettext -d workbench -- "$built" >"$T/built-ja.txt"
+contains "$(cat "$T/built-ja.txt")" "ビルドしました。grader check はまだ採点していない次のレッスン" "start.sh's message in Japanese"
+fits80 "$T/built-ja.txt" "start.sh's message in Japanese"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" diff lessons/00_probe 2>&1); expect_rc 2 $? "diff with one capture"
 contains "$out" "比べるキャプチャを 2 つ指定してください" "diff's usage error in Japanese"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" explain 2>&1); contains "$out" "カーネル名を指定してください" "explain's usage error in Japanese"
@@ -125,7 +130,7 @@ r["runs"][0]["capture"]["kernels"][0]["start"] = "soon"
 json.dump(r, open(sys.argv[2], "w"))
 PY
 out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" diff "$T/corrupt.json:eager" "$T/corrupt.json:graph" 2>&1); rc_ja=$?
-contains_ja "$out" "キャプチャが壊れています: kernels[0] の項目 'start' がないか、0 以上の整数ではありません。" "a corrupt capture, in Japanese"
+contains_ja "$out" "キャプチャが壊れています: kernels[0] の項目 'start' がないか、値が正しくありません (求められる値: 0 以上の整数)。" "a corrupt capture, in Japanese"
 out=$(LANG=C.UTF-8 COLUMNS=80 "$GRADER" diff "$T/corrupt.json:eager" "$T/corrupt.json:graph" 2>&1)
 expect_rc $rc_ja $? "a corrupt capture: the same exit code in both languages"
 contains "$out" "corrupt capture: kernels[0] field 'start' is missing or not a non-negative integer. Re-record it" "a corrupt capture, in English"
