@@ -5,10 +5,12 @@
  * out whole: jansson (one object built, dumped and freed per event) took 6.9 s CPU for a 200 MB
  * capture's trace, fprintf and stdio's per-call overhead (15 calls an event) 1.3 s, this 0.4 s
  * (docs/capture-format.md). Strings go through json_string_out (JSON's escapes); times are exact
- * decimals of integer nanoseconds.
+ * decimals of integer nanoseconds. The names Perfetto shows (processes, lanes, the window, a cut) are
+ * in the learner's language; categories and otherData are ids, the same in every language.
  */
 #define _GNU_SOURCE
 #include "chrome_trace.h"
+#include "wb_base.h"
 #include "wb_capture.h"
 
 #include <stdio.h>
@@ -246,13 +248,13 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
     *left_out += cut;
     int gpu = host + 1, nvtx = host + 2;
     char name[320], who[160];
-    if (c->world_size > 1) snprintf(who, sizeof who, "%s rank %d", run->variant, rank);
+    if (c->world_size > 1) snprintf(who, sizeof who, _("%s rank %d"), run->variant, rank);
     else snprintf(who, sizeof who, "%s", run->variant);
-    snprintf(name, sizeof name, "%s: host API", who);
+    snprintf(name, sizeof name, _("%s: host API"), who);
     metadata(events, host, -1, "process_name", name);
     snprintf(name, sizeof name, "%s: GPU (%s)", who, c->gpu);
     metadata(events, gpu, -1, "process_name", name);
-    snprintf(name, sizeof name, "%s: NVTX ranges", who);
+    snprintf(name, sizeof name, _("%s: NVTX ranges"), who);
     metadata(events, nvtx, -1, "process_name", name);
     sort_index(events, nvtx, host * 10);
     sort_index(events, host, host * 10 + 1);
@@ -267,7 +269,7 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
         for (size_t i = 0; i < c->n_ranges; i++) if (c->ranges[i].rank == rank) lanes[n++] = c->ranges[i].thread;
         n = unique_sorted(lanes, n);
         for (size_t i = 0; i < n; i++) {
-            snprintf(name, sizeof name, "thread %u", lanes[i]);
+            snprintf(name, sizeof name, _("thread %u"), lanes[i]);
             metadata(events, host, lanes[i], "thread_name", name);
             metadata(events, nvtx, lanes[i], "thread_name", name);
         }
@@ -276,7 +278,7 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
         for (size_t i = 0; i < c->n_ops; i++) if (c->ops[i].rank == rank) lanes[n++] = c->ops[i].stream;
         n = unique_sorted(lanes, n);
         for (size_t i = 0; i < n; i++) {
-            snprintf(name, sizeof name, "stream %u", lanes[i]);
+            snprintf(name, sizeof name, _("stream %u"), lanes[i]);
             metadata(events, gpu, lanes[i], "thread_name", name);
         }
         free(lanes);
@@ -376,12 +378,12 @@ static void add_rank(sink *events, const wb_run *run, size_t run_index, int rank
     for (size_t i = 0; i < c->n_windows; i++) {
         if (c->windows[i].rank != rank) continue;
         uint64_t end = c->windows[i].end == WB_OPEN_END ? c->windows[i].start : c->windows[i].end;
-        lit(complete(events, "profiled window (cudaProfilerStart..Stop)", "window", nvtx, 0, sp, c->windows[i].start, end), "}}");
+        lit(complete(events, _("profiled window (cudaProfilerStart..Stop)"), "window", nvtx, 0, sp, c->windows[i].start, end), "}}");
     }
     if (cut) { /* where the trace stops, on the NVTX lanes, with what it leaves out */
         sink *f = event(events);
-        snprintf(name, sizeof name, "trace cut here: the %zu records after this point are not written (at most %zu a "
-                 "process; docs/limits.md)", cut, cap);
+        snprintf(name, sizeof name, _("trace cut here: the %zu records after this point are not written (at most %zu a "
+                                      "process; docs/limits.md)"), cut, cap);
         lit(f, "{\"name\":");
         json_string_out(f, name);
         lit(f, ",\"cat\":\"cut\",\"ph\":\"i\",\"s\":\"g\",\"pid\":");
@@ -457,7 +459,7 @@ int wb_chrome_trace_write_of(const wb_recording *rec, int whole_run, const char 
     if (f) failed |= fclose(f) != 0;
     if (failed) {
         unlink(path); /* no truncated trace left behind */
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the trace file (is the folder writable, the disk full?)", path);
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the trace file (is the folder writable, the disk full?)"), path);
     }
     return 0;
 }

@@ -319,7 +319,7 @@ json_t *wb_report_json(const wb_report_context *ctx, const wb_grade *g) {
         json_object_set_new(versions, "torch", json_string(py->torch)), json_object_set_new(versions, "triton", json_string(py->triton));
     if (ctx->versions_differ && ctx->versions_differ[0])
         json_object_set_new(root, "versions_differ", json_pack("{s:s, s:s}", "what", ctx->versions_differ, "may_differ",
-                                                               WB_VERSIONS_MAY_DIFFER));
+                                                               _(WB_VERSIONS_MAY_DIFFER)));
     const wb_calibration *cal = &rec->calibration;
     if (cal->present)
         json_object_set_new(root, "calibration", json_pack("{s:f, s:f, s:s, s:s}", "copy_bytes_per_s", cal->copy_bytes_per_s,

@@ -197,23 +197,47 @@ static int shown_rows(const wb_table_style *st, size_t n) {
     return st->max_rows > 0 && n > (size_t)st->max_rows ? st->max_rows : (int)n;
 }
 
+/* A column: its heading in the learner's language and its width in display columns, the
+ * English width or the heading's where that is wider (a Japanese heading's characters take two
+ * columns each), so headings and numbers line up in every language. */
+typedef struct {
+    const char *heading;
+    int width;
+} column;
+
+static column col(const char *heading, int width) {
+    int w = (int)wb_columns(heading);
+    return (column){heading, w > width ? w : width};
+}
+
+/* " heading", right-aligned in the column's width. */
+static void head(FILE *f, column c) { fprintf(f, " %*s%s", c.width - (int)wb_columns(c.heading), "", c.heading); }
+
 static void kernel_table(FILE *f, const char *variant, const wb_capture *c, const wb_summary *s, const wb_table_style *st) {
     int wide = st->width >= 120, shown = shown_rows(st, s->n_kernels);
     char gpu[256];
     title(f, st, _("Kernels of variant '%s' in the profiled window (%s)"), variant, wb_term_clean(c->gpu, gpu, sizeof gpu));
-    if (wide)
-        fprintf(f, "  %6s %11s %6s %10s %10s %10s %10s  %s\n", "time%", "total (us)", "count", "avg (us)", "med (us)", "min (us)",
-                "max (us)", "name");
-    else fprintf(f, "  %6s %11s %6s %10s  %s\n", "time%", "total (us)", "count", "avg (us)", "name");
-    int used = wide ? 2 + 6 + 1 + 11 + 1 + 6 + 4 * 11 + 2 : 2 + 6 + 1 + 11 + 1 + 6 + 11 + 2;
+    column pct = col(C_("table column", "time%"), 6), total = col(C_("table column", "total (us)"), 11),
+           count = col(C_("table column", "count"), 6), avg = col(C_("table column", "avg (us)"), 10),
+           med = col(C_("table column", "med (us)"), 10), min = col(C_("table column", "min (us)"), 10),
+           max = col(C_("table column", "max (us)"), 10);
+    fputc(' ', f);
+    head(f, pct), head(f, total), head(f, count), head(f, avg);
+    if (wide) head(f, med), head(f, min), head(f, max);
+    fprintf(f, "  %s\n", C_("table column", "name"));
+    int used = 2 + pct.width + 1 + total.width + 1 + count.width + 1 + avg.width +
+               (wide ? 1 + med.width + 1 + min.width + 1 + max.width : 0) + 2;
     for (int i = 0; i < shown; i++) {
         const wb_kernel_row *r = &s->kernels[i];
-        double pct = s->kernel_total_ns ? 100.0 * (double)r->total_ns / (double)s->kernel_total_ns : 0.0;
+        double share = s->kernel_total_ns ? 100.0 * (double)r->total_ns / (double)s->kernel_total_ns : 0.0;
         char buf[512], *whole = st->long_names ? malloc(4 * strlen(r->name) + 1) : NULL; /* a C++ name may run to kilobytes */
         const char *name = cell_name(r->name, st->width - used - (r->gemm ? 8 : 0), st, whole ? whole : buf,
                                      whole ? 4 * strlen(r->name) + 1 : sizeof buf);
-        fprintf(f, "  %6.1f %11.2f %6zu %10.2f", pct, (double)r->total_ns / 1e3, r->instances, r->avg_ns / 1e3);
-        if (wide) fprintf(f, " %10.2f %10.2f %10.2f", r->median_ns / 1e3, (double)r->min_ns / 1e3, (double)r->max_ns / 1e3);
+        fprintf(f, "  %*.1f %*.2f %*zu %*.2f", pct.width, share, total.width, (double)r->total_ns / 1e3, count.width, r->instances,
+                avg.width, r->avg_ns / 1e3);
+        if (wide)
+            fprintf(f, " %*.2f %*.2f %*.2f", med.width, r->median_ns / 1e3, min.width, (double)r->min_ns / 1e3, max.width,
+                    (double)r->max_ns / 1e3);
         fprintf(f, "  %s%s\n", name, r->gemm ? "  [gemm]" : "");
         free(whole);
     }
@@ -227,25 +251,35 @@ static void kernel_table(FILE *f, const char *variant, const wb_capture *c, cons
 }
 
 static void range_table(FILE *f, const char *variant, const wb_summary *s, const wb_table_style *st) {
+    column count = col(C_("table column", "count"), 5), kernels = col(C_("table column", "kernels"), 7),
+           memsets = col(C_("table column", "memsets"), 7), memcpys = col(C_("table column", "memcpys"), 7),
+           api = col(C_("table column", "API calls"), 9), wall = col(C_("table column", "wall (us)"), 10),
+           gpu = col(C_("table column", "GPU (us)"), 10);
+    const char *range = C_("table column", "range");
     /* the range column is as wide as its longest label, and gives way to the numbers */
-    int label_w = 5;
+    int label_w = (int)wb_columns(range) > 5 ? (int)wb_columns(range) : 5;
     for (size_t i = 0; i < s->n_ranges; i++) {
         char clean[256]; /* as shown: control bytes take 4 columns each */
         int w = s->ranges[i].depth * 2 + (int)wb_columns(wb_term_clean(s->ranges[i].name, clean, sizeof clean));
         if (w > label_w) label_w = w;
     }
-    int room = st->width - 2 - 62;
+    int numbers = 1 + count.width + 1 + kernels.width + 1 + memsets.width + 1 + memcpys.width + 1 + api.width + 1 + wall.width + 1 +
+                  gpu.width;
+    int room = st->width - 2 - numbers;
     if (label_w > room) label_w = room < 12 ? 12 : room;
     title(f, st, _("NVTX ranges of variant '%s', per occurrence in the profiled window"), variant, "");
-    fprintf(f, "  %-*s %5s %7s %7s %7s %9s %10s %10s\n", label_w, "range", "count", "kernels", "memsets", "memcpys", "API calls",
-            "wall (us)", "GPU (us)");
+    fputs("  ", f);
+    wb_pad(f, range, label_w);
+    head(f, count), head(f, kernels), head(f, memsets), head(f, memcpys), head(f, api), head(f, wall), head(f, gpu);
+    fputc('\n', f);
     for (size_t i = 0; i < s->n_ranges; i++) {
         const wb_range_row *r = &s->ranges[i];
         char label[300], fitted[300];
         snprintf(label, sizeof label, "%*s%s", r->depth * 2, "", r->name);
         wb_fit_name(label, (size_t)label_w, fitted, sizeof fitted);
-        fprintf(f, "  %-*s %5zu %7.1f %7.1f %7.1f %9.1f %10.2f %10.2f\n", label_w, fitted, r->occurrences, r->kernels, r->memsets,
-                r->memcpys, r->api_calls, r->wall_ns / 1e3, r->gpu_ns / 1e3);
+        fprintf(f, "  %-*s %*zu %*.1f %*.1f %*.1f %*.1f %*.2f %*.2f\n", label_w, fitted, count.width, r->occurrences, kernels.width,
+                r->kernels, memsets.width, r->memsets, memcpys.width, r->memcpys, api.width, r->api_calls, wall.width,
+                r->wall_ns / 1e3, gpu.width, r->gpu_ns / 1e3);
     }
     if (s->n_ranges == 0) fprintf(f, "  %s\n", _("(no NVTX ranges: was NVTX_INJECTION64_PATH set?)"));
 }
@@ -254,12 +288,17 @@ static void api_table(FILE *f, const char *variant, const wb_summary *s, const w
     int shown = shown_rows(st, s->n_api);
     title(f, st, _("API calls of variant '%s' in the profiled window (top level: calls made inside other calls are not counted, as "
                    "in grading)"), variant, "");
-    fprintf(f, "  %7s %11s %10s  %s\n", "count", "total (us)", "avg (us)", "name");
+    column count = col(C_("table column", "count"), 7), total = col(C_("table column", "total (us)"), 11),
+           avg = col(C_("table column", "avg (us)"), 10);
+    fputc(' ', f);
+    head(f, count), head(f, total), head(f, avg);
+    fprintf(f, "  %s\n", C_("table column", "name"));
+    int used = 2 + count.width + 1 + total.width + 1 + avg.width + 2;
     for (int i = 0; i < shown; i++) {
         const wb_api_row *r = &s->api[i];
         char buf[512];
-        fprintf(f, "  %7zu %11.2f %10.2f  %s\n", r->count, (double)r->total_ns / 1e3, (double)r->total_ns / 1e3 / (double)r->count,
-                cell_name(r->name, st->width - 34, st, buf, sizeof buf));
+        fprintf(f, "  %*zu %*.2f %*.2f  %s\n", count.width, r->count, total.width, (double)r->total_ns / 1e3, avg.width,
+                (double)r->total_ns / 1e3 / (double)r->count, cell_name(r->name, st->width - used, st, buf, sizeof buf));
     }
     if ((size_t)shown < s->n_api) fprintf(f, _("  ... %zu more API names (the trace file has them all)\n"), s->n_api - (size_t)shown);
     if (s->n_api == 0) fprintf(f, "  %s\n", _("(no API calls)"));
@@ -271,10 +310,14 @@ static void copy_table(FILE *f, const char *variant, const wb_summary *s, const 
         fprintf(f, "  %s\n", _("(none)"));
         return;
     }
-    fprintf(f, "  %7s %14s %11s  %s\n", "count", "bytes", "total (us)", "kind");
+    column count = col(C_("table column", "count"), 7), bytes = col(C_("table column", "bytes"), 14),
+           total = col(C_("table column", "total (us)"), 11);
+    fputc(' ', f);
+    head(f, count), head(f, bytes), head(f, total);
+    fprintf(f, "  %s\n", C_("table column", "kind"));
     for (size_t i = 0; i < s->n_copies; i++)
-        fprintf(f, "  %7zu %14llu %11.2f  %s\n", s->copies[i].count, (unsigned long long)s->copies[i].bytes,
-                (double)s->copies[i].total_ns / 1e3, s->copies[i].name);
+        fprintf(f, "  %*zu %*llu %*.2f  %s\n", count.width, s->copies[i].count, bytes.width,
+                (unsigned long long)s->copies[i].bytes, total.width, (double)s->copies[i].total_ns / 1e3, s->copies[i].name);
 }
 
 void wb_summary_print(FILE *f, const char *variant, const wb_capture *c, const wb_summary *s, const wb_table_style *style) {

@@ -683,10 +683,12 @@ static void timeline_svg(FILE *f, const step_view *s) {
         if (api >= 0) launchers[api] = 1;
     }
     static const char none[1] = {0};
+    char label[1200];
+    if (c->world_size > 1) snprintf(label, sizeof label, _("timeline of one step of variant %s, rank %d"), s->variant, s->rank);
+    else snprintf(label, sizeof label, _("timeline of one step of variant %s"), s->variant);
     fprintf(f, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-               "aria-label=\"timeline of one step of variant ", WIDTH, l.height);
-    xml(f, s->variant);
-    if (c->world_size > 1) fprintf(f, ", rank %d", s->rank);
+               "aria-label=\"", WIDTH, l.height);
+    xml(f, label);
     fputs("\">\n<defs><marker id=\"arrowhead\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" "
           "orient=\"auto-start-reverse\"><path d=\"M0 0 L8 4 L0 8 z\" class=\"arrowhead\"/></marker></defs>\n", f);
     bands(f, s, &l);
@@ -745,7 +747,7 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
      * right, on two lines when a floor adds its own */
     double row_h = any_floor ? 32 : 26, x0 = PLOT_X0, x1 = PLOT_X1 - 330, height = 12 + n * row_h;
     fprintf(f, "<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-               "aria-label=\"time per range\">\n", WIDTH, height);
+               "aria-label=\"%s\">\n", WIDTH, height, _("time per range"));
     for (size_t k = 0; k < n; k++) {
         const wb_range *r = &c->ranges[rows[k]];
         const wb_range_floor *fl = find_floor(ctx, s->variant, r->name);
@@ -794,7 +796,7 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
 oom:
     free(rows);
     free(gpu);
-    return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
+    return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory while drawing the timeline"));
 }
 
 /* ---- the step's GPU work as a table -------------------------------------------------------------- */
@@ -836,7 +838,11 @@ static void work_table(FILE *f, const step_view *s) {
         fputs("</td></tr>\n", f);
     }
     size_t rest = s->undrawn_kernels + s->undrawn_memsets + s->undrawn_memcpys;
-    if (rest) fprintf(f, "<tr class=\"undrawn\"><td colspan=\"6\">and %zu more, not listed (docs/limits.md)</td></tr>\n", rest);
+    if (rest) {
+        fputs("<tr class=\"undrawn\"><td colspan=\"6\">", f);
+        fprintf(f, _("and %zu more, not listed (docs/limits.md)"), rest);
+        fputs("</td></tr>\n", f);
+    }
     fputs("</table></details>\n", f);
     free(order);
 }
@@ -903,7 +909,7 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
     step_view s;
     if (step_build(&s, &run->capture, run->variant, rank)) {
         step_free(&s);
-        return wb_fail(err, WB_EXIT_INPUT, "out of memory while drawing the timeline");
+        return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory while drawing the timeline"));
     }
     const wb_capture *c = &run->capture;
     if (c->world_size > 1) {
@@ -929,17 +935,22 @@ static int rank_part(FILE *f, const wb_timeline_context *ctx, const wb_run *run,
     fprintf(f, _("Wall time %.2f &#181;s. It made %s (not counting those the runtime made inside them) and launched %s, %s and %s, "
                  "which ran %.2f &#181;s on the GPU."), us(s.end - s.start), calls, kernels, sets, copies, us(s.gpu_busy_ns));
     fputs("</p>\n", f);
-    if (s.cut != UINT64_MAX)
+    if (s.cut != UINT64_MAX) {
+        char ranges[64];
+        snprintf(calls, sizeof calls, wb_ngettext("%zu API call", "%zu API calls", s.undrawn_api), s.undrawn_api);
+        snprintf(kernels, sizeof kernels, wb_ngettext("%zu kernel", "%zu kernels", s.undrawn_kernels), s.undrawn_kernels);
+        snprintf(sets, sizeof sets, wb_ngettext("%zu memset", "%zu memsets", s.undrawn_memsets), s.undrawn_memsets);
+        snprintf(copies, sizeof copies, wb_ngettext("%zu memcpy", "%zu memcpys", s.undrawn_memcpys), s.undrawn_memcpys);
+        snprintf(ranges, sizeof ranges, wb_ngettext("%zu range", "%zu ranges", s.undrawn_ranges), s.undrawn_ranges);
         fprintf(f, "<p class=\"undrawn\" data-kernels=\"%zu\" data-memsets=\"%zu\" data-memcpys=\"%zu\" data-api=\"%zu\" "
-                   "data-ranges=\"%zu\" data-gpu-ns=\"%llu\">Drawn: the first %.2f &#181;s of the step, its first %zu "
-                   "items (GPU work, host calls and ranges: at most %zu, docs/limits.md). Not drawn, as they start later: "
-                   "%zu kernel%s, %zu memset%s and %zu memcpy%s, which ran %.2f &#181;s on the GPU; %zu API call%s; %zu "
-                   "range%s.</p>\n",
+                   "data-ranges=\"%zu\" data-gpu-ns=\"%llu\">",
                 s.undrawn_kernels, s.undrawn_memsets, s.undrawn_memcpys, s.undrawn_api, s.undrawn_ranges,
-                (unsigned long long)s.undrawn_gpu_ns, us(s.cut - s.start), s.cap, s.cap, s.undrawn_kernels,
-                s.undrawn_kernels == 1 ? "" : "s", s.undrawn_memsets, s.undrawn_memsets == 1 ? "" : "s", s.undrawn_memcpys,
-                s.undrawn_memcpys == 1 ? "" : "s", us(s.undrawn_gpu_ns), s.undrawn_api, s.undrawn_api == 1 ? "" : "s",
-                s.undrawn_ranges, s.undrawn_ranges == 1 ? "" : "s");
+                (unsigned long long)s.undrawn_gpu_ns);
+        fprintf(f, _("Drawn: the first %.2f &#181;s of the step, its first %zu items (GPU work, host calls and ranges: at most %zu, "
+                     "docs/limits.md). Not drawn, as they start later: %s, %s and %s, which ran %.2f &#181;s on the GPU; %s; %s."),
+                us(s.cut - s.start), s.cap, s.cap, kernels, sets, copies, us(s.undrawn_gpu_ns), calls, ranges);
+        fputs("</p>\n", f);
+    }
     timeline_svg(f, &s);
     fprintf(f, "<h3>%s</h3>\n", _("Per range: wall time <i class=\"swatch wall\"></i> and the GPU time of the work it launched "
                                   "<i class=\"swatch gpu\"></i>"));
@@ -1010,9 +1021,9 @@ int wb_timeline_html(FILE *f, const wb_timeline_context *ctx, const wb_recording
 
 int wb_timeline_html_write(const char *path, const wb_timeline_context *ctx, const wb_recording *rec, wb_error *err) {
     FILE *f = fopen(path, "w");
-    if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (is the folder writable?)", path);
+    if (!f) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the timeline (is the folder writable?)"), path);
     int rc = wb_timeline_html(f, ctx, rec, err);
-    if (fclose(f) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the timeline (disk full?)", path);
+    if (fclose(f) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the timeline (disk full?)"), path);
     if (rc) unlink(path); /* no truncated page left behind */
     return rc;
 }
