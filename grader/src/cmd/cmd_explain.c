@@ -57,7 +57,8 @@ static void explain_one(const char *name, const wb_kernel *k, size_t launches, i
         /* the summary in the learner's language, then this sentence (printing translates a summary
          * the catalog has; this one it has not, as a whole) */
         char summary[sizeof e->summary];
-        snprintf(summary, sizeof summary, "%s %s", _(e->summary),
+        /* TRANSLATORS: two sentences of a summary, one after the other */
+        snprintf(summary, sizeof summary, _("%s %s"), _(e->summary),
                  _("It is not defined in this course's source, so it comes from elsewhere: another program, or a library "
                    "the grader does not know (docs/kernel-names.md)."));
         snprintf(e->summary, sizeof e->summary, "%s", summary);

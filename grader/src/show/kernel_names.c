@@ -102,17 +102,18 @@ static int all_of(const char *t, const char *letters, size_t min, size_t max) {
     return 1;
 }
 
-/* Data type words used by CUTLASS, cuBLAS and ATen. */
+/* Data type words used by CUTLASS, cuBLAS and ATen, their meanings in the learner's language (a
+ * bare type name such as "int8" is the same in every language: not in the catalog). */
 static const char *type_word(const char *t) {
     static const struct { const char *word, *meaning; } types[] = {
-        {"bf16", "bfloat16 (8-bit exponent, 7-bit mantissa)"},
-        {"f16", "fp16 (IEEE half precision)"},
-        {"fp16", "fp16 (IEEE half precision)"},
-        {"f32", "fp32 (single precision)"},
-        {"fp32", "fp32 (single precision)"},
-        {"tf32", "tf32 (fp32 range, 10-bit mantissa: tensor-core input format)"},
-        {"f64", "fp64 (double precision)"},
-        {"fp64", "fp64 (double precision)"},
+        {"bf16", N_("bfloat16 (8-bit exponent, 7-bit mantissa)")},
+        {"f16", N_("fp16 (IEEE half precision)")},
+        {"fp16", N_("fp16 (IEEE half precision)")},
+        {"f32", N_("fp32 (single precision)")},
+        {"fp32", N_("fp32 (single precision)")},
+        {"tf32", N_("tf32 (fp32 range, 10-bit mantissa: tensor-core input format)")},
+        {"f64", N_("fp64 (double precision)")},
+        {"fp64", N_("fp64 (double precision)")},
         {"e4m3", "fp8 e4m3"},
         {"e5m2", "fp8 e5m2"},
         {"fp8", "fp8"},
@@ -122,11 +123,11 @@ static const char *type_word(const char *t) {
         {"s32", "int32"},
         {"i32", "int32"},
         {"s4", "int4"},
-        {"void", "none (the kernel reads no C matrix)"},
+        {"void", N_("none (the kernel reads no C matrix)")},
         {NULL, NULL},
     };
     for (size_t i = 0; types[i].word; i++)
-        if (!strcmp(t, types[i].word)) return types[i].meaning;
+        if (!strcmp(t, types[i].word)) return _(types[i].meaning);
     return NULL;
 }
 
@@ -142,49 +143,58 @@ static const char *mma_shape(const char *digits) {
     return NULL;
 }
 
-/* Activation and bias words that name a fused epilogue. */
+/* Activation and bias words that name a fused epilogue; their meanings in the learner's language. */
 static const char *epilogue_word(const char *t) {
     static const struct { const char *word, *meaning; } words[] = {
-        {"bias", "adds a bias vector in the epilogue"},
-        {"gelu", "applies GELU in the epilogue"},
-        {"relu", "applies ReLU in the epilogue"},
-        {"silu", "applies SiLU in the epilogue"},
-        {"swish", "applies swish (SiLU) in the epilogue"},
-        {"sigmoid", "applies a sigmoid in the epilogue"},
-        {"tanh", "applies tanh in the epilogue"},
-        {"dgelu", "multiplies by the GELU derivative (backward) in the epilogue"},
-        {"drelu", "multiplies by the ReLU derivative (backward) in the epilogue"},
-        {"bgrad", "reduces a bias gradient in the epilogue"},
-        {"bgrada", "reduces a bias gradient (over A) in the epilogue"},
-        {"bgradb", "reduces a bias gradient (over B) in the epilogue"},
-        {"aux", "writes an auxiliary output in the epilogue"},
+        {"bias", N_("adds a bias vector in the epilogue")},
+        {"gelu", N_("applies GELU in the epilogue")},
+        {"relu", N_("applies ReLU in the epilogue")},
+        {"silu", N_("applies SiLU in the epilogue")},
+        {"swish", N_("applies swish (SiLU) in the epilogue")},
+        {"sigmoid", N_("applies a sigmoid in the epilogue")},
+        {"tanh", N_("applies tanh in the epilogue")},
+        {"dgelu", N_("multiplies by the GELU derivative (backward) in the epilogue")},
+        {"drelu", N_("multiplies by the ReLU derivative (backward) in the epilogue")},
+        {"bgrad", N_("reduces a bias gradient in the epilogue")},
+        {"bgrada", N_("reduces a bias gradient (over A) in the epilogue")},
+        {"bgradb", N_("reduces a bias gradient (over B) in the epilogue")},
+        {"aux", N_("writes an auxiliary output in the epilogue")},
         {NULL, NULL},
     };
     for (size_t i = 0; words[i].word; i++)
-        if (!strcasecmp(t, words[i].word)) return words[i].meaning;
+        if (!strcasecmp(t, words[i].word)) return _(words[i].meaning);
     return NULL;
 }
 
 /* A short name for an architecture token: sm90 -> "sm_90 (Hopper)". */
 static void arch_name(const char *t, char *buf, size_t cap) {
     int cc = atoi(t + 2);
-    const char *gen = cc >= 120 ? "Blackwell (consumer)" : cc >= 100 ? "Blackwell" : cc >= 90 ? "Hopper" : cc >= 89 ? "Ada"
-                    : cc >= 80 ? "Ampere" : cc >= 75 ? "Turing" : cc >= 70 ? "Volta" : "pre-Volta";
+    const char *gen = cc >= 120 ? _("Blackwell (consumer)") : cc >= 100 ? "Blackwell" : cc >= 90 ? "Hopper" : cc >= 89 ? "Ada"
+                    : cc >= 80 ? "Ampere" : cc >= 75 ? "Turing" : cc >= 70 ? "Volta" : _("pre-Volta");
     snprintf(buf, cap, "sm_%d%s (%s)", cc, t[strlen(t) - 1] == 'a' ? "a" : "", gen);
 }
 
 /* The row-major reading of cuBLAS's two operation letters, for C code that passes its operands
- * swapped (C^T = B^T A^T: lessons 01-03 do this; see lessons/01_matmul_add/main.cu). */
+ * swapped (C^T = B^T A^T: lessons 01-03 do this; see lessons/01_matmul_add/main.cu). hedge: the
+ * letters are not known to be operation letters (the note says so before reading them). */
 static void row_major_reading(wb_kernel_explanation *e, char op1, char op2, int hedge) {
-    note(e, "Layout letters for row-major C code: cuBLAS is column-major, and a row-major matrix read column-major is its "
-            "transpose, so row-major code computes C^T = B^T A^T and passes its second operand first. %sEach letter says "
-            "whether cuBLAS reads that operand as stored (N) or transposed (T). Read that way, %c%c means row-major "
-            "C = %s @ %s%s.",
-         hedge ? "If these letters are cuBLAS's operation letters (not documented for these names; nvjet's are, in our "
-                 "captures): " : "",
-         op1, op2, op2 == 'T' ? "A^T" : "A", op1 == 'T' ? "B^T" : "B",
-         op1 == 'T' && op2 == 'N' ? " (B stored (out, in), like nn.Linear's weight: lesson 02's 'TN' GEMM)"
-         : op1 == 'N' && op2 == 'N' ? " (the plain product: lesson 01)" : "");
+    /* TRANSLATORS: a parenthesis closing the sentence "Read that way, TN means row-major C = A @ B^T%s." */
+    const char *example = op1 == 'T' && op2 == 'N' ? _(" (B stored (out, in), like nn.Linear's weight: lesson 02's 'TN' GEMM)")
+                        : op1 == 'N' && op2 == 'N' ? _(" (the plain product: lesson 01)") : "";
+    const char *a = op2 == 'T' ? "A^T" : "A", *b = op1 == 'T' ? "B^T" : "B";
+    if (hedge)
+        note(e, _("Layout letters for row-major C code: cuBLAS is column-major, and a row-major matrix read column-major is "
+                  "its transpose, so row-major code computes C^T = B^T A^T and passes its second operand first. If these "
+                  "letters are cuBLAS's operation letters (not documented for these names; nvjet's are, in our captures): "
+                  "Each letter says whether cuBLAS reads that operand as stored (N) or transposed (T). Read that way, %c%c "
+                  "means row-major C = %s @ %s%s."),
+             op1, op2, a, b, example);
+    else
+        note(e, _("Layout letters for row-major C code: cuBLAS is column-major, and a row-major matrix read column-major is "
+                  "its transpose, so row-major code computes C^T = B^T A^T and passes its second operand first. Each letter "
+                  "says whether cuBLAS reads that operand as stored (N) or transposed (T). Read that way, %c%c means "
+                  "row-major C = %s @ %s%s."),
+             op1, op2, a, b, example);
 }
 
 /* ---- family decoders: each returns 1 when it recognised the name -------------------------- */
@@ -203,46 +213,53 @@ static int explain_nvjet(const char *base, wb_kernel_explanation *e) {
         if (!strncmp(t, "sm", 2) && isdigit((unsigned char)t[2])) {
             char arch[64];
             arch_name(t, arch, sizeof arch);
-            field(e, t, "architecture", WB_BASIS_EVIDENCE,
-                  "built for %s: the number is the compute capability of the GPU in every capture of ours "
-                  "(nvjet_sm90_* on an H200), and names seen elsewhere follow it (nvjet_sm100_* on Blackwell)", arch);
+            field(e, t, NC_("kernel name field", "architecture"), WB_BASIS_EVIDENCE,
+                  _("built for %s: the number is the compute capability of the GPU in every capture of ours "
+                    "(nvjet_sm90_* on an H200), and names seen elsewhere follow it (nvjet_sm100_* on Blackwell)"), arch);
         } else if (nd == 2 && dim_index == 0) {
             dim_index++;
-            field(e, t, "tile", WB_BASIS_EVIDENCE,
-                  "very likely the output tile one thread block computes (%d x %d elements of C): in every capture of ours "
-                  "that is not persistent, tiles x blocks = the output size (256x256 with 64x8 tiles: 128 blocks)", d[0], d[1]);
+            field(e, t, NC_("kernel name field", "tile"), WB_BASIS_EVIDENCE,
+                  _("very likely the output tile one thread block computes (%d x %d elements of C): in every capture of "
+                    "ours that is not persistent, tiles x blocks = the output size (256x256 with 64x8 tiles: 128 blocks)"),
+                  d[0], d[1]);
         } else if (nd == 2 && dim_index == 1) {
             dim_index++;
-            field(e, t, "k-tile x stages", WB_BASIS_EVIDENCE,
-                  "very likely the K depth of a tile (%d) and the number of pipeline stages in shared memory (%d): "
-                  "(tile_m + tile_n) x %d x 2 bytes (bf16) x %d stages plus about 16 KiB is the dynamic shared memory "
-                  "CUPTI recorded for every (bf16) nvjet kernel we captured", d[0], d[1], d[0], d[1]);
+            field(e, t, NC_("kernel name field", "k-tile x stages"), WB_BASIS_EVIDENCE,
+                  _("very likely the K depth of a tile (%d) and the number of pipeline stages in shared memory (%d): "
+                    "(tile_m + tile_n) x %d x 2 bytes (bf16) x %d stages plus about 16 KiB is the dynamic shared memory "
+                    "CUPTI recorded for every (bf16) nvjet kernel we captured"), d[0], d[1], d[0], d[1]);
         } else if (nd == 2 && dim_index == 2) {
             dim_index++;
-            field(e, t, "cluster", WB_BASIS_EVIDENCE,
-                  "very likely the thread-block cluster shape (%d blocks): the product equals the cluster size CUPTI "
-                  "records (1x4 with cluster (4,1,1), 1x2 with (2,1,1)); which number is which dimension is undocumented",
-                  d[0] * d[1]);
+            field(e, t, NC_("kernel name field", "cluster"), WB_BASIS_EVIDENCE,
+                  _("very likely the thread-block cluster shape (%d blocks): the product equals the cluster size CUPTI "
+                    "records (1x4 with cluster (4,1,1), 1x2 with (2,1,1)); which number is which dimension is "
+                    "undocumented"), d[0] * d[1]);
         } else if (!strcmp(t, "bias")) {
-            field(e, t, "epilogue", WB_BASIS_EVIDENCE,
-                  "adds a bias in the GEMM's epilogue: the word appears exactly when the cuBLASLt call asks for "
-                  "CUBLASLT_EPILOGUE_BIAS in our captures (lesson 02: nvjet_..._bz_TNT becomes nvjet_..._bz_bias_TNT)");
+            field(e, t, NC_("kernel name field", "epilogue"), WB_BASIS_EVIDENCE, "%s",
+                  _("adds a bias in the GEMM's epilogue: the word appears exactly when the cuBLASLt call asks for "
+                    "CUBLASLT_EPILOGUE_BIAS in our captures (lesson 02: nvjet_..._bz_TNT becomes nvjet_..._bz_bias_TNT)"));
         } else if (epilogue_word(t)) {
-            field(e, t, "epilogue", WB_BASIS_UNDOCUMENTED,
-                  "an activation's name: probably a fused epilogue (%s), as 'bias' is in our captures; not evidenced",
+            field(e, t, NC_("kernel name field", "epilogue"), WB_BASIS_UNDOCUMENTED,
+                  _("an activation's name: probably a fused epilogue (%s), as 'bias' is in our captures; not evidenced"),
                   epilogue_word(t));
         } else if (all_of(t, "NT", 2, 3) && i == n - 1) {
-            field(e, t, "layout", WB_BASIS_EVIDENCE,
-                  "operation letters: the first two matched the transa/transb arguments of the cuBLAS call in every capture "
-                  "of ours (CUBLAS_OP_N,N -> NNT; CUBLAS_OP_T,N -> TNT)%s",
-                  t[2] ? "; the third letter's meaning is undocumented" : "");
+            if (t[2])
+                field(e, t, NC_("kernel name field", "layout"), WB_BASIS_EVIDENCE, "%s",
+                      _("operation letters: the first two matched the transa/transb arguments of the cuBLAS call in every "
+                        "capture of ours (CUBLAS_OP_N,N -> NNT; CUBLAS_OP_T,N -> TNT); the third letter's meaning is "
+                        "undocumented"));
+            else
+                field(e, t, NC_("kernel name field", "layout"), WB_BASIS_EVIDENCE, "%s",
+                      _("operation letters: the first two matched the transa/transb arguments of the cuBLAS call in every "
+                        "capture of ours (CUBLAS_OP_N,N -> NNT; CUBLAS_OP_T,N -> TNT)"));
             row_major_reading(e, t[0], t[1], 0);
         } else {
-            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "undocumented: NVIDIA does not say what '%s' means in nvjet names", t);
+            field(e, t, "?", WB_BASIS_UNDOCUMENTED, _("undocumented: NVIDIA does not say what '%s' means in nvjet names"), t);
         }
     }
-    note(e, "No NVIDIA document explains nvjet names. Fields marked 'evidence' are inferred from launch data of kernels we "
-            "captured on an H200 (grid, cluster, shared memory); those marked 'undocumented' are not guessed at.");
+    note(e, "%s", _("No NVIDIA document explains nvjet names. Fields marked 'evidence' are inferred from launch data of "
+                    "kernels we captured on an H200 (grid, cluster, shared memory); those marked 'undocumented' are not "
+                    "guessed at."));
     return 1;
 }
 
@@ -262,39 +279,43 @@ static int explain_xmma(const char *base, wb_kernel_explanation *e) {
         if (!strncmp(t, "sm", 2) && isdigit((unsigned char)t[2])) {
             char arch[64];
             arch_name(t, arch, sizeof arch);
-            field(e, t, "architecture", WB_BASIS_CONVENTION, "built for %s", arch);
+            field(e, t, NC_("kernel name field", "architecture"), WB_BASIS_CONVENTION, _("built for %s"), arch);
         } else if (!strcmp(t, "xmma")) {
-            field(e, t, "library", WB_BASIS_CONVENTION, "NVIDIA's xmma templates");
+            field(e, t, NC_("kernel name field", "library"), WB_BASIS_CONVENTION, "%s", _("NVIDIA's xmma templates"));
         } else if (!strcmp(t, "gemm") || !strcmp(t, "fprop") || !strcmp(t, "dgrad") || !strcmp(t, "wgrad")) {
-            field(e, t, "operation", WB_BASIS_CONVENTION, "%s",
-                  !strcmp(t, "gemm") ? "a matrix multiply" : !strcmp(t, "fprop") ? "a convolution, forward"
-                  : !strcmp(t, "dgrad") ? "a convolution's data gradient" : "a convolution's weight gradient");
+            field(e, t, NC_("kernel name field", "operation"), WB_BASIS_CONVENTION, "%s",
+                  !strcmp(t, "gemm") ? _("a matrix multiply") : !strcmp(t, "fprop") ? _("a convolution, forward")
+                  : !strcmp(t, "dgrad") ? _("a convolution's data gradient") : _("a convolution's weight gradient"));
         } else if (!strncmp(t, "tilesize", 8) && dims(t + 8, d)) {
-            field(e, t, "tile", WB_BASIS_CONVENTION, "thread-block tile M x N x K = %s (the word says so; undocumented)", t + 8);
+            field(e, t, NC_("kernel name field", "tile"), WB_BASIS_CONVENTION, 
+                  _("thread-block tile M x N x K = %s (the word says so; undocumented)"), t + 8);
         } else if (!strncmp(t, "cgasize", 7) && dims(t + 7, d)) {
-            field(e, t, "cluster", WB_BASIS_CONVENTION, "cluster shape %s (CGA, NVIDIA's hardware name for a thread-block "
-                                                         "cluster)", t + 7);
+            field(e, t, NC_("kernel name field", "cluster"), WB_BASIS_CONVENTION,
+                  _("cluster shape %s (CGA, NVIDIA's hardware name for a thread-block cluster)"), t + 7);
         } else if (!strncmp(t, "warpgroupsize", 13)) {
-            field(e, t, "warpgroups", WB_BASIS_CONVENTION, "warpgroups (4 warps each) per block: %s", t + 13);
+            field(e, t, NC_("kernel name field", "warpgroups"), WB_BASIS_CONVENTION, _("warpgroups (4 warps each) per block: %s"),
+                  t + 13);
         } else if (!strncmp(t, "warpsize", 8)) {
-            field(e, t, "warps", WB_BASIS_CONVENTION, "warps per block, as M x N x K: %s", t + 8);
+            field(e, t, NC_("kernel name field", "warps"), WB_BASIS_CONVENTION, _("warps per block, as M x N x K: %s"), t + 8);
         } else if (!strncmp(t, "stage", 5) && isdigit((unsigned char)t[5])) {
-            field(e, t, "stages", WB_BASIS_CONVENTION, "%s pipeline stages in shared memory", t + 5);
+            field(e, t, NC_("kernel name field", "stages"), WB_BASIS_CONVENTION, _("%s pipeline stages in shared memory"), t + 5);
         } else if (!strncmp(t, "tensor", 6) && dims(t + 6, d)) {
-            field(e, t, "instruction", WB_BASIS_CONVENTION, "tensor-core MMA instruction shape %s", t + 6);
+            field(e, t, NC_("kernel name field", "instruction"), WB_BASIS_CONVENTION, _("tensor-core MMA instruction shape %s"),
+                  t + 6);
         } else if (!layout_seen && all_of(t, "nt", 2, 2)) {
             layout_seen = 1;
-            field(e, t, "layout", WB_BASIS_UNDOCUMENTED, "two layout letters (n, t); what they name is undocumented for "
-                                                          "cuBLAS's names (see the note)");
+            field(e, t, NC_("kernel name field", "layout"), WB_BASIS_UNDOCUMENTED, "%s",
+                  _("two layout letters (n, t); what they name is undocumented for cuBLAS's names (see the note)"));
             row_major_reading(e, (char)toupper((unsigned char)t[0]), (char)toupper((unsigned char)t[1]), 1);
         } else if (types_seen < 3 && (strstr(t, "bf16") || strstr(t, "f16") || strstr(t, "f32") || strstr(t, "f64") ||
                                       strstr(t, "tf32") || strstr(t, "e4m3") || strstr(t, "i8"))) {
             types_seen++;
-            field(e, t, "types", WB_BASIS_UNDOCUMENTED, "data types (%s); which operands each group names is undocumented", t);
+            field(e, t, NC_("kernel name field", "types"), WB_BASIS_UNDOCUMENTED,
+                  _("data types (%s); which operands each group names is undocumented"), t);
         } else if (!strcmp(t, "cublas")) {
-            field(e, t, "shipped in", WB_BASIS_CONVENTION, "cuBLAS");
+            field(e, t, NC_("kernel name field", "shipped in"), WB_BASIS_CONVENTION, "cuBLAS");
         } else {
-            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "undocumented");
+            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "%s", C_("kernel name field meaning", "undocumented"));
         }
     }
     return 1;
@@ -318,65 +339,72 @@ static int explain_cublas_arch(const char *base, wb_kernel_explanation *e) {
         int d[3], nd = dims(t, d);
         const char *g = strstr(t, "gemm");
         if (i == 0) {
-            field(e, t, "architecture", WB_BASIS_CONVENTION, "built for %s GPUs", t);
+            field(e, t, NC_("kernel name field", "architecture"), WB_BASIS_CONVENTION, _("built for %s GPUs"), t);
         } else if (g) {
             after_gemm = 1;
             size_t plen = (size_t)(g - t);
             char prefix[32];
             snprintf(prefix, sizeof prefix, "%.*s", (int)plen, t);
             if (plen == 1) {
-                field(e, t, "operation", WB_BASIS_CONVENTION, "BLAS %cgemm: a GEMM in %s on CUDA cores (no tensor cores)",
-                      prefix[0], prefix[0] == 's' ? "fp32" : prefix[0] == 'd' ? "fp64" : prefix[0] == 'h' ? "fp16"
-                      : prefix[0] == 'c' ? "complex fp32" : prefix[0] == 'z' ? "complex fp64" : "?");
+                field(e, t, NC_("kernel name field", "operation"), WB_BASIS_CONVENTION,
+                      _("BLAS %cgemm: a GEMM in %s on CUDA cores (no tensor cores)"), prefix[0],
+                      prefix[0] == 's' ? "fp32" : prefix[0] == 'd' ? "fp64" : prefix[0] == 'h' ? "fp16"
+                      : prefix[0] == 'c' ? _("complex fp32") : prefix[0] == 'z' ? _("complex fp64") : "?");
             } else if (plen > 1 && mma_shape(prefix + 1)) {
-                field(e, t, "instruction", WB_BASIS_CONVENTION,
-                      "tensor-core GEMM: %s accumulation (%c), MMA instruction %s (as in CUTLASS's documented names)",
+                field(e, t, NC_("kernel name field", "instruction"), WB_BASIS_CONVENTION,
+                      _("tensor-core GEMM: %s accumulation (%c), MMA instruction %s (as in CUTLASS's documented names)"),
                       prefix[0] == 's' ? "fp32" : prefix[0] == 'h' ? "fp16" : prefix[0] == 'i' ? "int32" : "?", prefix[0],
                       mma_shape(prefix + 1));
             } else {
-                field(e, t, "operation", WB_BASIS_UNDOCUMENTED, "a GEMM; the prefix '%s' is undocumented", prefix);
+                field(e, t, NC_("kernel name field", "operation"), WB_BASIS_UNDOCUMENTED, _("a GEMM; the prefix '%s' is undocumented"),
+                      prefix);
             }
         } else if (type_word(t)) {
-            field(e, t, after_gemm ? "output type" : "input type", WB_BASIS_CONVENTION, "%s", type_word(t));
+            field(e, t, after_gemm ? NC_("kernel name field", "output type") : NC_("kernel name field", "input type"),
+                  WB_BASIS_CONVENTION, "%s", type_word(t));
         } else if (nd == 2 && !tile_seen) {
             tile_seen = 1;
-            field(e, t, "tile", WB_BASIS_CONVENTION, "thread-block tile M x N = %d x %d (CUTLASS's convention; undocumented "
-                                                      "for cuBLAS)", d[0], d[1]);
+            field(e, t, NC_("kernel name field", "tile"), WB_BASIS_CONVENTION,
+                  _("thread-block tile M x N = %d x %d (CUTLASS's convention; undocumented for cuBLAS)"), d[0], d[1]);
         } else if (nd == 2 && i > 0 && !strcmp(tok[i - 1], "stages")) {
-            field(e, t, "k-tile x stages", WB_BASIS_CONVENTION, "K depth %d and %d pipeline stages (CUTLASS's convention; "
-                                                                 "undocumented for cuBLAS)", d[0], d[1]);
+            field(e, t, NC_("kernel name field", "k-tile x stages"), WB_BASIS_CONVENTION,
+                  _("K depth %d and %d pipeline stages (CUTLASS's convention; undocumented for cuBLAS)"), d[0], d[1]);
         } else if (!strcmp(t, "stages")) {
             continue;
         } else if (all_of(t, "nt", 2, 2) && i == n - 1) {
-            field(e, t, "layout", WB_BASIS_UNDOCUMENTED, "two layout letters (n, t); what they name is undocumented for "
-                                                          "cuBLAS's names (see the note)");
+            field(e, t, NC_("kernel name field", "layout"), WB_BASIS_UNDOCUMENTED, "%s",
+                  _("two layout letters (n, t); what they name is undocumented for cuBLAS's names (see the note)"));
             row_major_reading(e, (char)toupper((unsigned char)t[0]), (char)toupper((unsigned char)t[1]), 1);
         } else if (epilogue_word(t)) {
-            field(e, t, "epilogue", WB_BASIS_CONVENTION, "%s", epilogue_word(t));
+            field(e, t, NC_("kernel name field", "epilogue"), WB_BASIS_CONVENTION, "%s", epilogue_word(t));
         } else {
-            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "undocumented");
+            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "%s", C_("kernel name field meaning", "undocumented"));
         }
     }
     return 1;
 }
 
-/* CUTLASS 3's kernel and epilogue schedule words (its GEMM design docs describe the schedules). */
+/* CUTLASS 3's kernel and epilogue schedule words (its GEMM design docs describe the schedules); their
+ * meanings in the learner's language. */
 static const char *schedule_word(const char *t) {
     static const struct { const char *word, *meaning; } words[] = {
-        {"warpspecialized", "warp-specialized kernel: producer warps load tiles (TMA) while consumer warps compute"},
-        {"cooperative", "cooperative schedule: the consumer warpgroups work on one output tile together"},
-        {"pingpong", "ping-pong schedule: two consumer warpgroups alternate between output tiles"},
-        {"persistent", "persistent kernel: each block loops over several output tiles"},
-        {"epi", "the epilogue schedule follows"},
-        {"tma", "through the Tensor Memory Accelerator (with epi: the epilogue stores C and D with TMA)"},
-        {"nosmem", "the epilogue does not stage its output in shared memory"},
-        {"stream", "stream-K: the K loop is split across blocks to balance the work"},
+        {"warpspecialized", N_("warp-specialized kernel: producer warps load tiles (TMA) while consumer warps compute")},
+        {"cooperative", N_("cooperative schedule: the consumer warpgroups work on one output tile together")},
+        {"pingpong", N_("ping-pong schedule: two consumer warpgroups alternate between output tiles")},
+        {"persistent", N_("persistent kernel: each block loops over several output tiles")},
+        {"epi", N_("the epilogue schedule follows")},
+        {"tma", N_("through the Tensor Memory Accelerator (with epi: the epilogue stores C and D with TMA)")},
+        {"nosmem", N_("the epilogue does not stage its output in shared memory")},
+        {"stream", N_("stream-K: the K loop is split across blocks to balance the work")},
         {NULL, NULL},
     };
     for (size_t i = 0; words[i].word; i++)
-        if (!strcmp(t, words[i].word)) return words[i].meaning;
+        if (!strcmp(t, words[i].word)) return _(words[i].meaning);
     return NULL;
 }
+
+/* A layout letter of CUTLASS's procedural names (functionality.md): t row-major, n column-major. */
+static const char *storage(char letter) { return letter == 't' ? _("row-major") : _("column-major"); }
 
 /* The CUTLASS 3 procedural name (profiler.md, "CUTLASS 3.0 GEMM procedural names"):
  * cutlass3x_sm90_tensorop_s64x128x16gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x2x1_0_tnn_align8_... */
@@ -387,60 +415,65 @@ static int explain_cutlass3(const char *base, wb_kernel_explanation *e) {
                            "CUTLASS's profiler guide (media/docs/profiler.md)."));
     char buf[512], *tok[40];
     size_t n = split(p, '_', buf, sizeof buf, tok, 40);
-    static const char *const type_roles[] = {"A", "B", "accumulator", "C", "D"};
+    static const char *const type_roles[] = {"A", "B", N_("accumulator"), "C", "D"}; /* the letters in every language */
     int n_types = 0, dims_seen = 0, layout_seen = 0;
     for (size_t i = 0; i < n; i++) {
         const char *t = tok[i];
         int d[3], nd = dims(t, d);
         const char *g = strstr(t, "gemm");
         if (!strcmp(t, "cutlass3x")) {
-            field(e, t, "generator", WB_BASIS_DOCUMENTED, "generated through the CUTLASS 3 API");
+            field(e, t, NC_("kernel name field", "generator"), WB_BASIS_DOCUMENTED, "%s", _("generated through the CUTLASS 3 API"));
         } else if (!strncmp(t, "sm", 2) && isdigit((unsigned char)t[2])) {
             char arch[64];
             arch_name(t, arch, sizeof arch);
-            field(e, t, "architecture", WB_BASIS_DOCUMENTED, "targets %s", arch);
+            field(e, t, NC_("kernel name field", "architecture"), WB_BASIS_DOCUMENTED, _("targets %s"), arch);
         } else if (!strcmp(t, "tensorop") || !strcmp(t, "simt") || !strcmp(t, "wmmatensorop") || !strcmp(t, "sptensorop")) {
-            field(e, t, "opcode class", WB_BASIS_DOCUMENTED, "%s", !strcmp(t, "simt") ? "CUDA cores (no tensor cores)"
-                                                                   : !strcmp(t, "sptensorop") ? "sparse tensor cores"
-                                                                   : "tensor cores");
+            field(e, t, NC_("kernel name field", "opcode class"), WB_BASIS_DOCUMENTED, "%s",
+                  !strcmp(t, "simt") ? _("CUDA cores (no tensor cores)") : !strcmp(t, "sptensorop") ? _("sparse tensor cores")
+                                                                                                    : _("tensor cores"));
         } else if (g) {
             char core[64];
             snprintf(core, sizeof core, "%.*s", (int)(g - t), t);
             if (core[0] && dims(core + 1, d))
-                field(e, t, "instruction", WB_BASIS_DOCUMENTED, "%s accumulation (%c); tensor-core instruction shape %s",
+                field(e, t, NC_("kernel name field", "instruction"), WB_BASIS_DOCUMENTED,
+                      _("%s accumulation (%c); tensor-core instruction shape %s"),
                       core[0] == 's' ? "fp32" : core[0] == 'h' ? "fp16" : core[0] == 'i' ? "int32" : "?", core[0], core + 1);
             else if (core[0])
-                field(e, t, "instruction", WB_BASIS_DOCUMENTED, "instruction '%s' (see the profiler guide)", core);
+                field(e, t, NC_("kernel name field", "instruction"), WB_BASIS_DOCUMENTED,
+                      _("instruction '%s' (see the profiler guide)"), core);
             else
-                field(e, t, "operation", WB_BASIS_DOCUMENTED, "a GEMM");
+                field(e, t, NC_("kernel name field", "operation"), WB_BASIS_DOCUMENTED, "%s", _("a GEMM"));
         } else if (type_word(t) && !dims_seen) {
-            field(e, t, "type", WB_BASIS_SOURCE, "%s: %s", n_types < 5 ? type_roles[n_types] : "?", type_word(t));
+            field(e, t, NC_("kernel name field", "type"), WB_BASIS_SOURCE, "%s: %s", n_types < 5 ? _(type_roles[n_types]) : "?",
+                  type_word(t));
             n_types++;
         } else if (nd == 3 && dims_seen == 0) {
             dims_seen++;
-            field(e, t, "tile", WB_BASIS_DOCUMENTED, "thread-block tile M x N x K = %d x %d x %d", d[0], d[1], d[2]);
+            field(e, t, NC_("kernel name field", "tile"), WB_BASIS_DOCUMENTED, _("thread-block tile M x N x K = %d x %d x %d"),
+                  d[0], d[1], d[2]);
         } else if (nd == 3 && dims_seen == 1) {
             dims_seen++;
-            field(e, t, "cluster", WB_BASIS_DOCUMENTED, "thread-block cluster shape %d x %d x %d", d[0], d[1], d[2]);
+            field(e, t, NC_("kernel name field", "cluster"), WB_BASIS_DOCUMENTED, _("thread-block cluster shape %d x %d x %d"),
+                  d[0], d[1], d[2]);
         } else if (dims_seen == 2 && isdigit((unsigned char)t[0]) && !nd) {
             dims_seen++;
-            field(e, t, "stages", WB_BASIS_DOCUMENTED, "%s", !strcmp(t, "0") ? "pipeline stages chosen automatically "
-                                                                                 "(CollectiveBuilder); 0 is not zero stages"
-                                                                               : "the number of pipeline stages");
+            field(e, t, NC_("kernel name field", "stages"), WB_BASIS_DOCUMENTED, "%s",
+                  !strcmp(t, "0") ? _("pipeline stages chosen automatically (CollectiveBuilder); 0 is not zero stages")
+                                  : _("the number of pipeline stages"));
         } else if (!layout_seen && all_of(t, "nt", 3, 3)) {
             layout_seen = 1;
-            field(e, t, "layout", WB_BASIS_DOCUMENTED, "storage of A, B, C: %s, %s, %s (n: column-major, t: row-major)",
-                  t[0] == 't' ? "row-major" : "column-major", t[1] == 't' ? "row-major" : "column-major",
-                  t[2] == 't' ? "row-major" : "column-major");
+            field(e, t, NC_("kernel name field", "layout"), WB_BASIS_DOCUMENTED,
+                  _("storage of A, B, C: %s, %s, %s (n: column-major, t: row-major)"), storage(t[0]), storage(t[1]),
+                  storage(t[2]));
         } else if (!strncmp(t, "align", 5)) {
-            field(e, t, "alignment", WB_BASIS_DOCUMENTED, "A and B are accessed %s elements at a time (their largest "
-                                                            "alignment)", t + 5);
+            field(e, t, NC_("kernel name field", "alignment"), WB_BASIS_DOCUMENTED,
+                  _("A and B are accessed %s elements at a time (their largest alignment)"), t + 5);
         } else if (epilogue_word(t)) {
-            field(e, t, "epilogue", WB_BASIS_SOURCE, "%s", epilogue_word(t));
+            field(e, t, NC_("kernel name field", "epilogue"), WB_BASIS_SOURCE, "%s", epilogue_word(t));
         } else if (schedule_word(t)) {
-            field(e, t, "schedule", WB_BASIS_DOCUMENTED, "%s", schedule_word(t));
+            field(e, t, NC_("kernel name field", "schedule"), WB_BASIS_DOCUMENTED, "%s", schedule_word(t));
         } else {
-            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "not covered by the profiler guide");
+            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "%s", _("not covered by the profiler guide"));
         }
     }
     return 1;
@@ -462,44 +495,47 @@ static int explain_cutlass2(const char *base, wb_kernel_explanation *e) {
         int d[3], nd = dims(t, d);
         const char *g = strstr(t, "gemm");
         if (!strcmp(t, "cutlass")) {
-            field(e, t, "library", WB_BASIS_DOCUMENTED, "CUTLASS");
+            field(e, t, NC_("kernel name field", "library"), WB_BASIS_DOCUMENTED, "CUTLASS");
         } else if (i == 1 && isdigit((unsigned char)t[0]) && !nd) {
-            field(e, t, "architecture", WB_BASIS_CONVENTION, "built for sm_%s", t);
+            field(e, t, NC_("kernel name field", "architecture"), WB_BASIS_CONVENTION, _("built for sm_%s"), t);
         } else if (!strcmp(t, "tensorop") || !strcmp(t, "simt") || !strcmp(t, "wmma") || !strcmp(t, "sptensorop")) {
-            field(e, t, "opcode class", WB_BASIS_DOCUMENTED, "%s", !strcmp(t, "simt") ? "CUDA cores (no tensor cores)"
-                                                                   : !strcmp(t, "wmma") ? "tensor cores through WMMA"
-                                                                   : "tensor cores");
+            field(e, t, NC_("kernel name field", "opcode class"), WB_BASIS_DOCUMENTED, "%s",
+                  !strcmp(t, "simt") ? _("CUDA cores (no tensor cores)") : !strcmp(t, "wmma") ? _("tensor cores through WMMA")
+                                                                                              : _("tensor cores"));
         } else if (g) {
             after_gemm = 1;
             char core[64];
             snprintf(core, sizeof core, "%.*s", (int)(g - t), t);
             if (strlen(core) == 1)
-                field(e, t, "operation", WB_BASIS_CONVENTION, "BLAS %cgemm: %s", core[0], core[0] == 's' ? "fp32"
-                                                                                  : core[0] == 'd' ? "fp64"
-                                                                                  : core[0] == 'h' ? "fp16" : "?");
+                field(e, t, NC_("kernel name field", "operation"), WB_BASIS_CONVENTION, "BLAS %cgemm: %s", core[0],
+                      core[0] == 's' ? "fp32" : core[0] == 'd' ? "fp64" : core[0] == 'h' ? "fp16" : "?");
             else if (core[0] && mma_shape(core + 1))
-                field(e, t, "instruction", WB_BASIS_DOCUMENTED, "%s accumulation (%c); MMA instruction %s",
+                field(e, t, NC_("kernel name field", "instruction"), WB_BASIS_DOCUMENTED,
+                      _("%s accumulation (%c); MMA instruction %s"),
                       core[0] == 's' ? "fp32" : core[0] == 'h' ? "fp16" : core[0] == 'i' ? "int32" : "?", core[0],
                       mma_shape(core + 1));
             else
-                field(e, t, "operation", WB_BASIS_DOCUMENTED, "a GEMM (%s)", t);
+                field(e, t, NC_("kernel name field", "operation"), WB_BASIS_DOCUMENTED, _("a GEMM (%s)"), t);
         } else if (type_word(t)) {
-            field(e, t, after_gemm ? "type" : "input type", WB_BASIS_DOCUMENTED, "%s", type_word(t));
+            field(e, t, after_gemm ? NC_("kernel name field", "type") : NC_("kernel name field", "input type"),
+                  WB_BASIS_DOCUMENTED, "%s", type_word(t));
         } else if (nd == 2 && dims_seen == 0) {
             dims_seen++;
-            field(e, t, "tile", WB_BASIS_DOCUMENTED, "thread-block tile M x N = %d x %d", d[0], d[1]);
+            field(e, t, NC_("kernel name field", "tile"), WB_BASIS_DOCUMENTED, _("thread-block tile M x N = %d x %d"), d[0], d[1]);
         } else if (nd == 2 && dims_seen == 1) {
             dims_seen++;
-            field(e, t, "k-tile x stages", WB_BASIS_DOCUMENTED, "K depth %d, %d pipeline stages", d[0], d[1]);
+            field(e, t, NC_("kernel name field", "k-tile x stages"), WB_BASIS_DOCUMENTED, _("K depth %d, %d pipeline stages"),
+                  d[0], d[1]);
         } else if (all_of(t, "nt", 2, 3)) {
-            field(e, t, "layout", WB_BASIS_DOCUMENTED, "storage of A and B: %s, %s (n: column-major, t: row-major)",
-                  t[0] == 't' ? "row-major" : "column-major", t[1] == 't' ? "row-major" : "column-major");
+            field(e, t, NC_("kernel name field", "layout"), WB_BASIS_DOCUMENTED,
+                  _("storage of A and B: %s, %s (n: column-major, t: row-major)"), storage(t[0]), storage(t[1]));
         } else if (!strncmp(t, "align", 5)) {
-            field(e, t, "alignment", WB_BASIS_DOCUMENTED, "operands accessed %s elements at a time", t + 5);
+            field(e, t, NC_("kernel name field", "alignment"), WB_BASIS_DOCUMENTED, _("operands accessed %s elements at a time"),
+                  t + 5);
         } else if (epilogue_word(t)) {
-            field(e, t, "epilogue", WB_BASIS_SOURCE, "%s", epilogue_word(t));
+            field(e, t, NC_("kernel name field", "epilogue"), WB_BASIS_SOURCE, "%s", epilogue_word(t));
         } else {
-            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "not covered by the profiler guide");
+            field(e, t, "?", WB_BASIS_UNDOCUMENTED, "%s", _("not covered by the profiler guide"));
         }
     }
     return 1;
@@ -512,14 +548,15 @@ static int explain_cutlass_template(const char *name, const char *base, wb_kerne
                                              "spell out its configuration."));
     const char *s = name;
     int k = 0;
-    static const char *const roles[] = {"thread-block tile", "warp tile", "instruction shape"};
+    static const char *const roles[] = {NC_("kernel name field", "thread-block tile"), NC_("kernel name field", "warp tile"),
+                                        NC_("kernel name field", "instruction shape")};
     while ((s = strstr(s, "GemmShape<")) && k < 3) {
         s += 10;
         char shape[64];
         size_t len = strcspn(s, ">");
         snprintf(shape, sizeof shape, "%.*s", (int)len, s);
-        field(e, shape, roles[k], WB_BASIS_DOCUMENTED, "%s M, N, K = %s (cutlass::gemm::device::Gemm's template order)",
-              roles[k], shape);
+        field(e, shape, roles[k], WB_BASIS_DOCUMENTED, _("%s M, N, K = %s (cutlass::gemm::device::Gemm's template order)"),
+              C_("kernel name field", roles[k]), shape);
         k++;
     }
     const char *layout = name;
@@ -527,8 +564,10 @@ static int explain_cutlass_template(const char *name, const char *base, wb_kerne
     while (l < 3 && (layout = strstr(layout, "layout::"))) {
         layout += 8;
         if (!strncmp(layout, "RowMajor", 8) || !strncmp(layout, "ColumnMajor", 11)) {
-            field(e, layout[0] == 'R' ? "RowMajor" : "ColumnMajor", l == 0 ? "layout A" : l == 1 ? "layout B" : "layout C",
-                  WB_BASIS_DOCUMENTED, "%s", layout[0] == 'R' ? "row-major" : "column-major");
+            field(e, layout[0] == 'R' ? "RowMajor" : "ColumnMajor",
+                  l == 0 ? NC_("kernel name field", "layout A") : l == 1 ? NC_("kernel name field", "layout B")
+                                                                         : NC_("kernel name field", "layout C"),
+                  WB_BASIS_DOCUMENTED, "%s", layout[0] == 'R' ? _("row-major") : _("column-major"));
             l++;
         }
     }
@@ -536,7 +575,7 @@ static int explain_cutlass_template(const char *name, const char *base, wb_kerne
                                             "LinearCombinationSigmoid", "LinearCombinationBias", "GELU", "ReLu", NULL};
     for (const char *const *x = epilogues; *x; x++)
         if (strstr(name, *x)) {
-            field(e, *x, "epilogue", WB_BASIS_DOCUMENTED, "the epilogue functor: %s", *x);
+            field(e, *x, NC_("kernel name field", "epilogue"), WB_BASIS_DOCUMENTED, _("the epilogue functor: %s"), *x);
             break;
         }
     return 1;
@@ -549,12 +588,12 @@ static int explain_triton(const char *base, wb_kernel_explanation *e) {
                                         "the name as triton_<category>_<fused ops>_<counter> (torch/_inductor/codegen/"
                                         "triton.py)."));
     static const struct { const char *code, *meaning; } cats[] = {
-        {"poi", "pointwise: one output element per input position (add, mul, activations, casts), fused"},
-        {"red", "reduction (sum, max, mean, softmax's statistics...) over a dimension, looping over it"},
-        {"per", "persistent reduction: the whole reduced dimension fits in one block, so no loop"},
-        {"tem", "template: a hand-written Triton template, usually a matmul (mm, addmm, bmm) with its epilogue fused"},
-        {"for", "foreach: one kernel applying an op to a list of tensors (optimizer steps)"},
-        {"unk", "unknown category"},
+        {"poi", N_("pointwise: one output element per input position (add, mul, activations, casts), fused")},
+        {"red", N_("reduction (sum, max, mean, softmax's statistics...) over a dimension, looping over it")},
+        {"per", N_("persistent reduction: the whole reduced dimension fits in one block, so no loop")},
+        {"tem", N_("template: a hand-written Triton template, usually a matmul (mm, addmm, bmm) with its epilogue fused")},
+        {"for", N_("foreach: one kernel applying an op to a list of tensors (optimizer steps)")},
+        {"unk", N_("unknown category")},
         {NULL, NULL},
     };
     const char *rest = base + 7;
@@ -562,12 +601,12 @@ static int explain_triton(const char *base, wb_kernel_explanation *e) {
     for (; cats[i].code; i++)
         if (!strncmp(rest, cats[i].code, 3) && (rest[3] == '_' || rest[3] == '\0')) break;
     if (!cats[i].code) {
-        field(e, base, "?", WB_BASIS_UNDOCUMENTED, "a triton_ name without an Inductor category");
+        field(e, base, "?", WB_BASIS_UNDOCUMENTED, "%s", _("a triton_ name without an Inductor category"));
         return 1;
     }
     char cat[4];
     snprintf(cat, sizeof cat, "%.3s", rest);
-    field(e, cat, "category", WB_BASIS_SOURCE, "%s", cats[i].meaning);
+    field(e, cat, NC_("kernel name field", "category"), WB_BASIS_SOURCE, "%s", _(cats[i].meaning));
     rest += 3;
     if (*rest == '_') rest++;
     /* trailing _N: the counter */
@@ -575,18 +614,21 @@ static int explain_triton(const char *base, wb_kernel_explanation *e) {
     char ops[256] = "";
     if (last && last[1] && strspn(last + 1, "0123456789") == strlen(last + 1)) {
         snprintf(ops, sizeof ops, "%.*s", (int)(last - rest), rest);
-        if (ops[0]) field(e, ops, "fused ops", WB_BASIS_SOURCE, "the ATen ops fused into this kernel, joined by '_' "
-                                                                 "(Inductor's descriptive names)");
-        field(e, last + 1, "counter", WB_BASIS_SOURCE, "a counter that keeps kernel names unique in the compiled program");
+        if (ops[0])
+            field(e, ops, NC_("kernel name field", "fused ops"), WB_BASIS_SOURCE, "%s",
+                  _("the ATen ops fused into this kernel, joined by '_' (Inductor's descriptive names)"));
+        field(e, last + 1, NC_("kernel name field", "counter"), WB_BASIS_SOURCE, "%s",
+              _("a counter that keeps kernel names unique in the compiled program"));
     } else if (rest[0]) {
         snprintf(ops, sizeof ops, "%s", rest);
-        field(e, ops, "fused ops", WB_BASIS_SOURCE, "the ATen ops fused into this kernel");
+        field(e, ops, NC_("kernel name field", "fused ops"), WB_BASIS_SOURCE, "%s", _("the ATen ops fused into this kernel"));
     }
     if (!strcmp(cat, "tem")) {
         char buf[256], *tok[32];
         size_t n = split(ops, '_', buf, sizeof buf, tok, 32);
         for (size_t j = 0; j < n; j++)
-            if (epilogue_word(tok[j])) field(e, tok[j], "epilogue", WB_BASIS_SOURCE, "%s", epilogue_word(tok[j]));
+            if (epilogue_word(tok[j]))
+                field(e, tok[j], NC_("kernel name field", "epilogue"), WB_BASIS_SOURCE, "%s", epilogue_word(tok[j]));
     }
     return 1;
 }
@@ -612,28 +654,34 @@ static int explain_aten(const char *name, const char *base, wb_kernel_explanatio
     const char *fn = strrchr(base, ':');
     fn = fn ? fn + 1 : base;
     const char *args = strchr(name, '<');
+    const char *kernel = NC_("kernel name field", "kernel");
     if (!strcmp(fn, "vectorized_elementwise_kernel") && args)
-        field(e, fn, "kernel", WB_BASIS_SOURCE, "element-wise loop with vectorized loads of %d elements per access "
-                                                 "(template argument vec_size, CUDALoops.cuh)", atoi(args + 1));
+        field(e, fn, kernel, WB_BASIS_SOURCE,
+              _("element-wise loop with vectorized loads of %d elements per access (template argument vec_size, "
+                "CUDALoops.cuh)"), atoi(args + 1));
     else if (!strcmp(fn, "elementwise_kernel") && args)
-        field(e, fn, "kernel", WB_BASIS_SOURCE, "element-wise loop, %d threads per block, %d elements per thread (template "
-                                                 "arguments nt, vt)", atoi(args + 1), atoi(strchr(args, ',') ? strchr(args, ',') + 1 : args));
+        field(e, fn, kernel, WB_BASIS_SOURCE,
+              _("element-wise loop, %d threads per block, %d elements per thread (template arguments nt, vt)"), atoi(args + 1),
+              atoi(strchr(args, ',') ? strchr(args, ',') + 1 : args));
     else if (!strcmp(fn, "unrolled_elementwise_kernel"))
-        field(e, fn, "kernel", WB_BASIS_SOURCE, "element-wise loop, unrolled, without vector loads (unaligned or "
-                                                 "non-contiguous tensors, or casts)");
+        field(e, fn, kernel, WB_BASIS_SOURCE, "%s",
+              _("element-wise loop, unrolled, without vector loads (unaligned or non-contiguous tensors, or casts)"));
     else if (!strcmp(fn, "reduce_kernel"))
-        field(e, fn, "kernel", WB_BASIS_SOURCE, "ATen's generic reduction (sum, mean, max, norms: Reduce.cuh)");
+        field(e, fn, kernel, WB_BASIS_SOURCE, "%s", _("ATen's generic reduction (sum, mean, max, norms: Reduce.cuh)"));
     else
-        field(e, fn, "kernel", WB_BASIS_SOURCE, "an ATen kernel");
+        field(e, fn, kernel, WB_BASIS_SOURCE, "%s", _("an ATen kernel"));
     char op[128];
     static const char *const keys[] = {"Functor", "functor", "KernelImpl", "_kernel_cuda", "_kernel_impl", NULL};
     for (const char *const *k = keys; *k; k++)
         if (args && identifier_with(args, *k, op, sizeof op) && strcmp(op, fn)) {
-            field(e, op, "op", WB_BASIS_SOURCE, "the operation, from the functor or function it was instantiated with");
+            field(e, op, NC_("kernel name field", "op"), WB_BASIS_SOURCE, "%s",
+                  _("the operation, from the functor or function it was instantiated with"));
             break;
         }
-    if (strstr(name, "c10::BFloat16")) field(e, "c10::BFloat16", "type", WB_BASIS_SOURCE, "bfloat16 elements");
-    else if (strstr(name, "c10::Half")) field(e, "c10::Half", "type", WB_BASIS_SOURCE, "fp16 elements");
+    if (strstr(name, "c10::BFloat16"))
+        field(e, "c10::BFloat16", NC_("kernel name field", "type"), WB_BASIS_SOURCE, "%s", _("bfloat16 elements"));
+    else if (strstr(name, "c10::Half"))
+        field(e, "c10::Half", NC_("kernel name field", "type"), WB_BASIS_SOURCE, "%s", _("fp16 elements"));
     return 1;
 }
 
@@ -674,8 +722,10 @@ static int explain_own(const char *name, const char *base, wb_kernel_explanation
      * in the course's source and says which (cmd_explain.c). */
     family(e, N_("plain kernel name"), N_("a plain __global__ function name, the kind a program's own CUDA source defines; the "
                                    "name alone does not say which program or library it comes from."));
-    if (!strncmp(base, "wb_", 3)) note(e, "The wb_ prefix marks this project's own kernels (common/ and the grader's probe).");
-    else if (!strncmp(base, "k_", 2)) note(e, "The k_ prefix marks the course's own kernels (the lessons and lesson 04's engine).");
+    if (!strncmp(base, "wb_", 3))
+        note(e, "%s", _("The wb_ prefix marks this project's own kernels (common/ and the grader's probe)."));
+    else if (!strncmp(base, "k_", 2))
+        note(e, "%s", _("The k_ prefix marks the course's own kernels (the lessons and lesson 04's engine)."));
     const char *params = strchr(name, '(');
     if (params) {
         /* whole identifiers only: "__nv_bfloat16" holds "float" */
@@ -698,12 +748,14 @@ static int explain_own(const char *name, const char *base, wb_kernel_explanation
                     snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s", seen[0] ? ", " : "", types[i].type);
             p = q;
         }
-        if (seen[0]) field(e, params, "parameters", WB_BASIS_CONVENTION, "its parameter types say it works on %s data", seen);
+        if (seen[0])
+            field(e, params, NC_("kernel name field", "parameters"), WB_BASIS_CONVENTION,
+                  _("its parameter types say it works on %s data"), seen);
     }
     const char *words[] = {"bias", "gelu", "relu", "silu", NULL};
     for (const char **w = words; *w; w++)
         if (strcasestr(base, *w)) {
-            note(e, "Its name says '%s': a separate kernel doing what a GEMM epilogue could fuse (see lesson 02).", *w);
+            note(e, _("Its name says '%s': a separate kernel doing what a GEMM epilogue could fuse (see lesson 02)."), *w);
             break;
         }
     return 1;
@@ -778,12 +830,12 @@ void wb_explain_kernel(const char *name, wb_kernel_explanation *e) {
           explain_aten(name, base, e) || explain_other_library(base, e) || explain_own(name, base, e)))
         family(e, N_("unrecognized"), N_("no known library's naming: the name is whatever its author chose"));
     if (mangled)
-        note(e, "This is a mangled C++ name (demangle it with c++filt); only its function name, %s, was decoded.", base);
+        note(e, _("This is a mangled C++ name (demangle it with c++filt); only its function name, %s, was decoded."), base);
     if (e->gemm)
-        note(e, "The grader counts it as a GEMM (gemms facts): it matches the '%s' family of docs/kernel-names.md.",
+        note(e, _("The grader counts it as a GEMM (gemms facts): it matches the '%s' family of docs/kernel-names.md."),
              e->gemm_family ? e->gemm_family->family : "?");
     else
-        note(e, "The grader does not count it as a GEMM: no family of docs/kernel-names.md matches.");
+        note(e, "%s", _("The grader does not count it as a GEMM: no family of docs/kernel-names.md matches."));
 }
 
 /* ---- output ------------------------------------------------------------------------------- */
@@ -801,8 +853,8 @@ static void print_label(FILE *f, const char *label, const char *text) {
 
 void wb_kernel_explanation_print(FILE *f, const wb_kernel_explanation *e) {
     wb_wrap(f, e->name, 0, 4, wb_term_width(f)); /* the full name, its parameters on further lines where long */
-    /* the labels padded to 8 columns (a Japanese label's characters take two each); the family,
-     * its summary and the basis labels in the learner's language, the fields' words in English */
+    /* the labels padded to 8 columns (a Japanese label's characters take two each); everything in
+     * the learner's language but the name's own parts (tokens) */
     if (strcmp(e->base, e->name)) print_label(f, _("name:"), e->base);
     print_label(f, _("family:"), _(e->family));
     fputs("          ", f);
@@ -814,7 +866,7 @@ void wb_kernel_explanation_print(FILE *f, const wb_kernel_explanation *e) {
         char token[40];
         if (strlen(x->token) > 28) snprintf(token, sizeof token, "%.25s...", x->token);
         else snprintf(token, sizeof token, "%s", x->token);
-        fprintf(f, "    %-28s %s [%s]\n      ", token, x->what, _(wb_name_basis_label(x->basis)));
+        fprintf(f, "    %-28s %s [%s]\n      ", token, C_("kernel name field", x->what), _(wb_name_basis_label(x->basis)));
         print_wrapped(f, x->meaning, 6);
     }
     for (size_t i = 0; i < e->n_notes; i++) {
@@ -824,6 +876,9 @@ void wb_kernel_explanation_print(FILE *f, const wb_kernel_explanation *e) {
     }
 }
 
+/* The family, the field names and the bases stay English: they are ids a script compares (and
+ * docs/kernel-names.md names); the summary, meanings and notes are prose, in the learner's language
+ * (wb_explain_kernel wrote the meanings and notes in it). */
 json_t *wb_kernel_explanation_json(const wb_kernel_explanation *e) {
     json_t *fields = json_array(), *notes = json_array();
     for (size_t i = 0; i < e->n_fields; i++) {
@@ -835,7 +890,7 @@ json_t *wb_kernel_explanation_json(const wb_kernel_explanation *e) {
     }
     for (size_t i = 0; i < e->n_notes; i++) json_array_append_new(notes, json_string(e->notes[i]));
     return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?, s:o, s:o}", "name", e->name, "base", e->base, "family", e->family,
-                     "summary", e->summary, "gemm", e->gemm, "gemm_family", e->gemm_family ? e->gemm_family->family : NULL,
+                     "summary", _(e->summary), "gemm", e->gemm, "gemm_family", e->gemm_family ? e->gemm_family->family : NULL,
                      "fields", fields, "notes", notes);
 }
 

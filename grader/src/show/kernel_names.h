@@ -30,8 +30,8 @@ typedef enum {
 
 typedef struct {
     char token[96];        /* the part of the name, e.g. "256x128" */
-    char what[48];         /* short field name: "tile", "cluster", "layout", "types", ... */
-    char meaning[512];
+    char what[48];         /* short field name, English (an id; printed translated): "tile", "cluster", ... */
+    char meaning[1024];    /* in the learner's language (Japanese takes 3 bytes a character) */
     wb_name_basis basis;
 } wb_name_field;
 
@@ -41,13 +41,13 @@ typedef struct {
 typedef struct {
     char name[2048];       /* as given (truncated) */
     char base[256];        /* the function or procedural name without template arguments and signature */
-    char family[64];       /* "cuBLAS nvjet", "CUTLASS 3", "Triton (torch.compile)", ... */
-    char summary[512];     /* one line about the family */
+    char family[64];       /* "cuBLAS nvjet", "CUTLASS 3", "Triton (torch.compile)", ... (English: printed translated) */
+    char summary[1024];    /* one line about the family (English: printed translated) */
     int gemm;              /* wb_is_gemm's verdict */
     const wb_gemm_family *gemm_family;
     wb_name_field fields[WB_EXPLAIN_MAX_FIELDS];
     size_t n_fields;
-    char notes[WB_EXPLAIN_MAX_NOTES][640];
+    char notes[WB_EXPLAIN_MAX_NOTES][1536]; /* in the learner's language */
     size_t n_notes;
 } wb_kernel_explanation;
 
