@@ -184,7 +184,9 @@ int wb_cli_global_options(int *argc, char **argv, const char **lang) {
         const char *v = NULL;
         if (take_value(*argc, argv, &i, "--lang", &v)) {
             if (!v || (strcmp(v, "ja") && strcmp(v, "en"))) {
-                fprintf(stderr, "grader: --lang is ja or en%s%s\n", v ? ", not " : "", v ? v : "");
+                wb_i18n_init(NULL); /* no language given: the environment's says it */
+                if (v) fprintf(stderr, _("grader: --lang is ja or en, not %s\n"), v);
+                else fputs(_("grader: --lang is ja or en\n"), stderr);
                 return WB_EXIT_INPUT;
             }
             *lang = v;

@@ -1,5 +1,6 @@
 /* json_stream.c: see json_stream.h. */
 #include "json_stream.h"
+#include "i18n.h"
 
 #include <string.h>
 
@@ -15,7 +16,7 @@ int json_syntax_error(json_cursor *c, size_t pos, const char *text) {
         else if ((b & 0xC0) != 0x80) column++;
     }
     return wb_fail_at(c->err, WB_EXIT_INPUT, c->what, line, column,
-                      "not valid JSON: %s (the file is truncated or corrupt; re-record it)", text);
+                      _("not valid JSON: %s (the file is truncated or corrupt; re-record it)"), text);
 }
 
 static void skip_space(json_cursor *c) {
@@ -30,7 +31,7 @@ char json_peek(json_cursor *c) {
 json_t *json_next_value(json_cursor *c) {
     skip_space(c);
     if (c->pos >= c->length) {
-        json_syntax_error(c, c->pos, "unexpected end of input");
+        json_syntax_error(c, c->pos, _("unexpected end of input"));
         return NULL;
     }
     json_error_t jerr, again;
@@ -41,12 +42,12 @@ json_t *json_next_value(json_cursor *c) {
     json_t *retry = v ? NULL : json_loadb(c->data + c->pos, c->length - c->pos, flags, &again);
     if (!v && (json_error_code(&jerr) == json_error_out_of_memory || !jerr.text[0] || retry)) {
         json_decref(retry);
-        wb_fail(c->err, WB_EXIT_INPUT, "%s: out of memory while reading it; nothing was graded", c->what);
+        wb_fail(c->err, WB_EXIT_INPUT, _("%s: out of memory while reading it; nothing was graded"), c->what);
         return NULL;
     }
     if (!v || jerr.position <= 0) {
         /* jerr.position counts from the value's first byte */
-        json_syntax_error(c, c->pos + (jerr.position > 0 ? (size_t)jerr.position : 0), v ? "value expected" : jerr.text);
+        json_syntax_error(c, c->pos + (jerr.position > 0 ? (size_t)jerr.position : 0), v ? _("value expected") : jerr.text);
         json_decref(v);
         return NULL;
     }
@@ -61,30 +62,30 @@ static int expect_char(json_cursor *c, char want, const char *text) {
 }
 
 int json_walk_object(json_cursor *c, json_member_fn member, void *ctx) {
-    if (expect_char(c, '{', "'{' expected")) return c->err->code;
+    if (expect_char(c, '{', _("'{' expected"))) return c->err->code;
     if (json_peek(c) == '}') {
         c->pos++;
         return 0;
     }
     for (;;) {
-        if (json_peek(c) != '"') return json_syntax_error(c, c->pos, "string or '}' expected");
+        if (json_peek(c) != '"') return json_syntax_error(c, c->pos, _("string or '}' expected"));
         json_t *k = json_next_value(c);
         if (!k) return c->err->code;
         char key[256];
         snprintf(key, sizeof key, "%s", json_string_value(k));
         json_decref(k);
-        if (expect_char(c, ':', "':' expected")) return c->err->code;
+        if (expect_char(c, ':', _("':' expected"))) return c->err->code;
         int rc = member(c, key, ctx);
         if (rc) return rc;
         char next = json_peek(c);
         c->pos++;
         if (next == '}') return 0;
-        if (next != ',') return json_syntax_error(c, c->pos - 1, "',' or '}' expected");
+        if (next != ',') return json_syntax_error(c, c->pos - 1, _("',' or '}' expected"));
     }
 }
 
 int json_walk_array(json_cursor *c, json_item_fn item, void *ctx) {
-    if (expect_char(c, '[', "'[' expected")) return c->err->code;
+    if (expect_char(c, '[', _("'[' expected"))) return c->err->code;
     if (json_peek(c) == ']') {
         c->pos++;
         return 0;
@@ -95,7 +96,7 @@ int json_walk_array(json_cursor *c, json_item_fn item, void *ctx) {
         char next = json_peek(c);
         c->pos++;
         if (next == ']') return 0;
-        if (next != ',') return json_syntax_error(c, c->pos - 1, "',' or ']' expected");
+        if (next != ',') return json_syntax_error(c, c->pos - 1, _("',' or ']' expected"));
     }
 }
 
@@ -118,7 +119,7 @@ static int skip_at(json_cursor *c, int depth) {
         json_decref(v);
         return v ? 0 : c->err->code;
     }
-    if (depth >= MAX_SKIP_DEPTH) return json_syntax_error(c, c->pos, "nested too deeply");
+    if (depth >= MAX_SKIP_DEPTH) return json_syntax_error(c, c->pos, _("nested too deeply"));
     int inner = depth + 1;
     return first == '{' ? json_walk_object(c, skip_member, &inner) : json_walk_array(c, skip_item, &inner);
 }
@@ -126,6 +127,6 @@ static int skip_at(json_cursor *c, int depth) {
 int json_skip_value(json_cursor *c) { return skip_at(c, 0); }
 
 int json_expect_end(json_cursor *c) {
-    if (json_peek(c) != 0 || c->pos < c->length) return json_syntax_error(c, c->pos, "end of file expected");
+    if (json_peek(c) != 0 || c->pos < c->length) return json_syntax_error(c, c->pos, _("end of file expected"));
     return 0;
 }

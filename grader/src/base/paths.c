@@ -1,6 +1,7 @@
 /* paths.c: see paths.h. */
 #define _GNU_SOURCE
 #include "paths.h"
+#include "i18n.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -41,7 +42,7 @@ int wb_find_capture_library(char *buf, size_t cap, wb_error *err) {
     const char *env = getenv("WB_CAPTURE_LIBRARY");
     if (env && *env) {
         if (wb_file_exists(env)) return snprintf(buf, cap, "%s", env), 0;
-        return wb_fail(err, WB_EXIT_CAPTURE, "WB_CAPTURE_LIBRARY=%s: no such file; unset it or point it at libwb_capture.so", env);
+        return wb_fail(err, WB_EXIT_CAPTURE, _("WB_CAPTURE_LIBRARY=%s: no such file; unset it or point it at libwb_capture.so"), env);
     }
     char dir[4096];
     if (wb_exe_dir(dir, sizeof dir) == 0) {
@@ -50,8 +51,8 @@ int wb_find_capture_library(char *buf, size_t cap, wb_error *err) {
         snprintf(buf, cap, "%s/libwb_capture.so", dir);
         if (wb_file_exists(buf)) return 0;
     }
-    return wb_fail(err, WB_EXIT_CAPTURE, "cannot find libwb_capture.so next to the grader (build/lib/); rebuild with "
-                   "cmake --build build, or set WB_CAPTURE_LIBRARY");
+    return wb_fail(err, WB_EXIT_CAPTURE, "%s", _("cannot find libwb_capture.so next to the grader (build/lib/); rebuild with "
+                                               "cmake --build build, or set WB_CAPTURE_LIBRARY"));
 }
 
 /* The real path of a library the dynamic loader finds by name, or -1. */
@@ -76,7 +77,7 @@ int wb_find_cupti_library(char *buf, size_t cap, wb_error *err) {
     const char *env = getenv("WB_CUPTI_LIBRARY");
     if (env && *env) {
         if (wb_file_exists(env)) return snprintf(buf, cap, "%s", env), 0;
-        return wb_fail(err, WB_EXIT_CAPTURE, "WB_CUPTI_LIBRARY=%s: no such file", env);
+        return wb_fail(err, WB_EXIT_CAPTURE, _("WB_CUPTI_LIBRARY=%s: no such file"), env);
     }
 #ifdef WB_CUPTI_BUILD_PATH
     if (wb_file_exists(WB_CUPTI_BUILD_PATH)) {
@@ -103,21 +104,21 @@ int wb_find_cupti_library(char *buf, size_t cap, wb_error *err) {
             free(real);
             return 0;
         }
-    return wb_fail(err, WB_EXIT_CAPTURE, "cannot find libcupti.so (CUDA's profiling library). Install the CUDA toolkit's "
-                   "CUPTI, or set WB_CUPTI_LIBRARY to its path (docs/troubleshooting.md)");
+    return wb_fail(err, WB_EXIT_CAPTURE, "%s", _("cannot find libcupti.so (CUDA's profiling library). Install the CUDA toolkit's "
+                                               "CUPTI, or set WB_CUPTI_LIBRARY to its path (docs/troubleshooting.md)"));
 }
 
 int wb_find_lesson_binary(const char *binary, char *buf, size_t cap, wb_error *err) {
     char dir[4096];
     const char *env = getenv("WB_BIN_DIR");
     if (env && *env) snprintf(dir, sizeof dir, "%s", env);
-    else if (wb_exe_dir(dir, sizeof dir) != 0) return wb_fail(err, WB_EXIT_CAPTURE, "cannot locate the grader's own folder");
+    else if (wb_exe_dir(dir, sizeof dir) != 0) return wb_fail(err, WB_EXIT_CAPTURE, "%s", _("cannot locate the grader's own folder"));
     snprintf(buf, cap, "%s/%s", dir, binary);
     if (access(buf, X_OK) == 0) return 0;
     if (access(buf, F_OK) == 0)
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: the lesson program is there but is not executable (%s). Make it "
-                       "executable (chmod +x) or rebuild it: cmake --build build", buf, strerror(errno));
-    return wb_fail(err, WB_EXIT_CAPTURE, "%s: the lesson program is not built. Run: cmake --build build", buf);
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: the lesson program is there but is not executable (%s). Make it "
+                         "executable (chmod +x) or rebuild it: cmake --build build"), buf, strerror(errno));
+    return wb_fail(err, WB_EXIT_CAPTURE, _("%s: the lesson program is not built. Run: cmake --build build"), buf);
 }
 
 const char *wb_root_dir(const char *lesson_dir, char *buf, size_t cap) {
@@ -149,8 +150,8 @@ int wb_state_dir(const char *root, char *buf, size_t cap, wb_error *err) {
     if (env && *env) snprintf(buf, cap, "%s", env);
     else snprintf(buf, cap, "%s/.workbench", root);
     if (wb_mkdir_p(buf) != 0)
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot create the grader's state folder: %s (set WB_STATE_DIR to a writable "
-                       "folder)", buf, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create the grader's state folder: %s (set WB_STATE_DIR to a writable "
+                         "folder)"), buf, strerror(errno));
     return 0;
 }
 

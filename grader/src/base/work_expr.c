@@ -4,8 +4,10 @@
  *     factor = number | name | "(" expr ")" | "-" factor
  */
 #include "work_expr.h"
+#include "i18n.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +23,14 @@ typedef struct {
 
 #define MAX_DEPTH 64 /* nesting of parentheses: hand-written expressions stay far below */
 
-static double fail(parser *s, const char *fmt, const char *arg) {
-    if (!s->failed) snprintf(s->message, s->cap, fmt, arg);
+static double fail(parser *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static double fail(parser *s, const char *fmt, ...) {
+    if (!s->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->message, s->cap, fmt, ap);
+        va_end(ap);
+    }
     s->failed = 1;
     return 0;
 }
@@ -36,14 +44,14 @@ static double expr(parser *s);
 static double factor(parser *s) {
     skip_space(s);
     if (s->failed) return 0;
-    if (++s->depth > MAX_DEPTH) return fail(s, "%s", "too deeply nested");
+    if (++s->depth > MAX_DEPTH) return fail(s, "%s", _("too deeply nested"));
     double v = 0;
     char c = *s->p;
     if (c == '(') {
         s->p++;
         v = expr(s);
         skip_space(s);
-        if (*s->p != ')') v = fail(s, "%s", "a ')' is missing");
+        if (*s->p != ')') v = fail(s, "%s", _("a ')' is missing"));
         else s->p++;
     } else if (c == '-') {
         s->p++;
@@ -51,7 +59,7 @@ static double factor(parser *s) {
     } else if ((c >= '0' && c <= '9') || c == '.') {
         char *end;
         v = strtod(s->p, &end);
-        if (end == s->p) v = fail(s, "%s", "a number is malformed");
+        if (end == s->p) v = fail(s, "%s", _("a number is malformed"));
         s->p = end;
     } else if ((c >= 'a' && c <= 'z') || c == '_') {
         const char *start = s->p;
@@ -65,16 +73,15 @@ static double factor(parser *s) {
             char list[256] = "";
             for (size_t k = 0; k < s->params->n; k++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", s->params->names[k]);
-            char what[400];
-            snprintf(what, sizeof what, "'%.*s' is not a parameter of the variant (%s%s)", (int)(len > 64 ? 64 : len), start,
-                     s->params->n ? "it has: " : "it has none; add params: {NAME: VALUE} to the variant", list);
+            int shown = (int)(len > 64 ? 64 : len);
             s->p = start;
-            v = fail(s, "%s", what);
+            v = s->params->n ? fail(s, _("'%.*s' is not a parameter of the variant (it has: %s)"), shown, start, list)
+                             : fail(s, _("'%.*s' is not a parameter of the variant (it has none; add params: {NAME: VALUE} to "
+                                         "the variant)"), shown, start);
         }
     } else {
-        char what[8] = "the end";
-        if (c) snprintf(what, sizeof what, "'%c'", c);
-        v = fail(s, "expected a number, a parameter or '(' at %s", what);
+        v = c ? fail(s, _("expected a number, a parameter or '(' at '%c'"), c)
+              : fail(s, "%s", _("expected a number, a parameter or '(' at the end"));
     }
     s->depth--;
     return v;
@@ -88,7 +95,7 @@ static double term(parser *s) {
         if (s->failed || (op != '*' && op != '/')) return v;
         s->p++;
         double w = factor(s);
-        if (op == '/' && w == 0 && !s->failed) return fail(s, "%s", "division by zero");
+        if (op == '/' && w == 0 && !s->failed) return fail(s, "%s", _("division by zero"));
         v = op == '*' ? v * w : v / w;
     }
 }
@@ -109,12 +116,8 @@ int wb_expr_eval(const char *text, const wb_expr_params *params, double *out, ch
     parser s = {text, text, params, message, cap, 0, 0};
     double v = expr(&s);
     skip_space(&s);
-    if (!s.failed && *s.p) {
-        char what[8];
-        snprintf(what, sizeof what, "'%c'", *s.p);
-        fail(&s, "unexpected %s (use numbers, parameters, + - * / and parentheses)", what);
-    }
-    if (!s.failed && !isfinite(v)) fail(&s, "%s", "the value is not finite");
+    if (!s.failed && *s.p) fail(&s, _("unexpected '%c' (use numbers, parameters, + - * / and parentheses)"), *s.p);
+    if (!s.failed && !isfinite(v)) fail(&s, "%s", _("the value is not finite"));
     *offset = (size_t)(s.p - text);
     if (s.failed) return -1;
     *out = v;

@@ -277,7 +277,8 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
                 char prompt[700];
                 snprintf(prompt, sizeof prompt, "%s: %s?", f->label, what);
                 fputs("  ", stdout);
-                wb_wrap_open(stdout, prompt, 2, 4, wb_term_width(stdout));
+                /* the answer is typed on the prompt's last line: leave it room ("overhead") */
+                wb_wrap_open(stdout, prompt, 2, 4, wb_term_width(stdout) - 10);
                 fputs(" ", stdout);
                 fflush(stdout);
                 if (interrupted || getline(&line, &cap, stdin) < 0 || interrupted) {
@@ -670,8 +671,12 @@ static int run_check(const check_options *o, wb_error *err) {
         int created = 0;
         if (!o->predictions && (rc = wb_learner_predictions(lesson_dir, predictions_path, sizeof predictions_path, &created, err)))
             goto out;
-        if (created && !json) fprintf(stderr, _("Made your predictions file %s from the lesson's template (git ignores it).\n"),
-                                      predictions_path);
+        if (created && !json) {
+            char made[4400];
+            snprintf(made, sizeof made, _("Made your predictions file %s from the lesson's template (git ignores it)."),
+                     predictions_path);
+            wb_wrap(stderr, made, 0, 2, wb_term_width(stderr));
+        }
         if ((rc = wb_predictions_load(predictions_path, &preds, err))) goto out;
         if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
         char leftover[4200];

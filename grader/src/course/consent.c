@@ -141,7 +141,8 @@ int wb_reveal_gate_variant(const char *lesson, const char *lesson_dir, const cha
     int n = news_parts(lesson, lesson_dir, recording, variant, state, sizeof state, &l, &loaded, news, err);
     int rc = n < 0 ? err->code : 0;
     char which[300] = ""; /* "" for the main part alone, else " (its part pytorch)" */
-    if (n == 1 && strcmp(news[0], WB_MAIN_PART)) snprintf(which, sizeof which, " (its part %s)", news[0]);
+    if (n == 1 && strcmp(news[0], WB_MAIN_PART)) /* TRANSLATORS: after a lesson's number, "Lesson 03_linear (its part pytorch) is not graded yet" */
+        snprintf(which, sizeof which, _(" (its part %s)"), news[0]);
     if (n > 0 && !consent && wb_can_ask()) {
         char text[1024];
         snprintf(text, sizeof text, _("Lesson %s%s is not graded yet: %s shows %s, which its questions ask you to predict. "

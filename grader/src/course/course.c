@@ -20,7 +20,7 @@ int wb_find_root(char *buf, size_t cap, wb_error *err) {
     const char *env = getenv("WB_ROOT");
     if (env && *env) {
         if (has_lessons(env)) return snprintf(buf, cap, "%s", env), 0;
-        return wb_fail(err, WB_EXIT_INPUT, "WB_ROOT=%s has no lessons/ folder", env);
+        return wb_fail(err, WB_EXIT_INPUT, _("WB_ROOT=%s has no lessons/ folder"), env);
     }
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd) && has_lessons(cwd)) return snprintf(buf, cap, "%s", cwd), 0;
@@ -36,8 +36,8 @@ int wb_find_root(char *buf, size_t cap, wb_error *err) {
         }
         free(real);
     }
-    return wb_fail(err, WB_EXIT_INPUT, "cannot find the course (a folder with lessons/). Run the grader from the checkout, "
-                   "or give a lesson folder such as lessons/01_matmul_add");
+    return wb_fail(err, WB_EXIT_INPUT, "%s", _("cannot find the course (a folder with lessons/). Run the grader from the checkout, "
+                         "or give a lesson folder such as lessons/01_matmul_add"));
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -47,7 +47,7 @@ int wb_course_load(const char *root, wb_course *out, wb_error *err) {
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/lessons", root);
     DIR *d = opendir(dir);
-    if (!d) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the lessons folder", dir);
+    if (!d) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot open the lessons folder"), dir);
     struct dirent *e;
     char **names = NULL;
     size_t n = 0;

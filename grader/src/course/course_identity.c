@@ -16,7 +16,7 @@ static void hex_of(const unsigned char *d, unsigned n, char *out) {
 /* sha256 hex of a file's bytes, into hex (65 bytes). */
 static int hash_file(const char *path, char *hex, wb_error *err) {
     FILE *f = wb_open_regular_file(path);
-    if (!f) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read it to identify the course (is the checkout complete?)", path);
+    if (!f) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read it to identify the course (is the checkout complete?)"), path);
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     unsigned char buf[1 << 16], d[EVP_MAX_MD_SIZE];
@@ -26,7 +26,7 @@ static int hash_file(const char *path, char *hex, wb_error *err) {
     ok = ok && !ferror(f) && EVP_DigestFinal_ex(ctx, d, &n);
     fclose(f);
     EVP_MD_CTX_free(ctx);
-    if (!ok) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read it to identify the course", path);
+    if (!ok) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read it to identify the course"), path);
     hex_of(d, n, hex);
     return 0;
 }
@@ -48,7 +48,7 @@ static int is_recording(const struct dirent *e) {
 static int lesson_text(const char *dir, char **text, size_t *len, wb_error *err) {
     char path[4400], hex[65];
     FILE *m = open_memstream(text, len);
-    if (!m) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!m) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     snprintf(path, sizeof path, "%s/lesson.yaml", dir);
     int rc = hash_file(path, hex, err);
     if (!rc) fprintf(m, "lesson.yaml %s\n", hex);
@@ -64,7 +64,7 @@ static int lesson_text(const char *dir, char **text, size_t *len, wb_error *err)
         free(names[i]);
     }
     free(names);
-    if (fclose(m) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (fclose(m) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     return rc;
 }
 
@@ -78,7 +78,7 @@ int wb_course_identity_get(const char *root, wb_course_identity *out, wb_error *
     char *all = NULL;
     size_t all_len = 0;
     FILE *m = open_memstream(&all, &all_len);
-    int rc = out->lessons && out->lesson_ids && m ? 0 : wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    int rc = out->lessons && out->lesson_ids && m ? 0 : wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     for (size_t i = 0; i < course.n && !rc; i++) {
         char *text = NULL;
         size_t len = 0;
@@ -87,10 +87,10 @@ int wb_course_identity_get(const char *root, wb_course_identity *out, wb_error *
         free(text);
         out->lessons[i] = strdup(course.names[i]);
         out->n = i + 1;
-        if (!out->lessons[i]) rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+        if (!out->lessons[i]) rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
         else fprintf(m, "%s %s\n", course.names[i], out->lesson_ids[i] + 7);
     }
-    if (m && fclose(m) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (m && fclose(m) != 0 && !rc) rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     if (!rc) hash_text(all, all_len, out->id);
     free(all);
     wb_course_free(&course);

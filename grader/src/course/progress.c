@@ -44,7 +44,7 @@ int wb_progress_load(const char *state_dir, json_t **out, wb_error *err) {
     if (!root || !json_is_object(json_object_get(root, "lessons"))) {
         json_decref(root);
         return wb_fail_at(err, WB_EXIT_INPUT, path, root ? 0 : jerr.line, root ? 0 : jerr.column,
-                          "the progress file is corrupt; delete it (only scores are lost) and grade again");
+                          _("the progress file is corrupt; delete it (only scores are lost) and grade again"));
     }
     *out = root;
     return 0;
@@ -65,7 +65,7 @@ int wb_progress_save(const char *state_dir, json_t *progress, wb_error *err) {
     wb_kill_point("progress", 4);
     if (!ok) {
         unlink(tmp);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the progress file (%s)", path, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the progress file (%s)"), path, strerror(errno));
     }
     int dir = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) fsync(dir), close(dir);
@@ -93,11 +93,11 @@ int wb_progress_lock(const char *state_dir, wb_error *err) {
     char path[4200];
     snprintf(path, sizeof path, "%s/progress.lock", state_dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return -wb_fail(err, WB_EXIT_INPUT, "%s: cannot open the progress lock (%s)", path, strerror(errno));
+    if (fd < 0) return -wb_fail(err, WB_EXIT_INPUT, _("%s: cannot open the progress lock (%s)"), path, strerror(errno));
     while (flock(fd, LOCK_EX) != 0)
         if (errno != EINTR) {
             close(fd);
-            return -wb_fail(err, WB_EXIT_INPUT, "%s: cannot lock the progress file (%s)", path, strerror(errno));
+            return -wb_fail(err, WB_EXIT_INPUT, _("%s: cannot lock the progress file (%s)"), path, strerror(errno));
         }
     remove_stale_partials(state_dir);
     return fd;

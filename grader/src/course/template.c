@@ -194,12 +194,12 @@ static int same(const char *a, const char *b) { return (!a && !b) || (a && b && 
 size_t wb_template_compare(const wb_lesson *l, const wb_prediction_set *p, wb_template_issue *out, size_t cap) {
     issues s = {out, cap, 0};
     if (p->lesson && strcmp(p->lesson, l->lesson) != 0)
-        issue(&s, 1, "'lesson: %s' but the folder is lesson %s", p->lesson, l->lesson);
+        issue(&s, 1, _("'lesson: %s' but the folder is lesson %s"), p->lesson, l->lesson);
     for (size_t i = 0; i < l->n_questions; i++) {
         const wb_question *x = &l->questions[i];
         const wb_prediction *y = wb_predictions_find(p, x->id);
         if (!y) {
-            issue(&s, 0, "question '%s' (lesson.yaml line %d) is not in the template", x->id, x->line);
+            issue(&s, 0, _("question '%s' (lesson.yaml line %d) is not in the template"), x->id, x->line);
             continue;
         }
         /* A lesson with one variant may or may not name it; both read the same. */
@@ -209,29 +209,31 @@ size_t wb_template_compare(const wb_lesson *l, const wb_prediction_set *p, wb_te
             if (!yv) yv = l->variants[0].name;
         }
         if (!same(xv, yv))
-            issue(&s, y->line, "prediction '%s': variant %s, but lesson.yaml asks about %s", y->id, yv ? yv : "(none)",
-                  xv ? xv : "(none)");
+            issue(&s, y->line, _("prediction '%s': variant %s, but lesson.yaml asks about %s"), y->id, yv ? yv : _("(none)"),
+                  xv ? xv : _("(none)"));
         if (!same(x->range, y->range))
-            issue(&s, y->line, "prediction '%s': range %s, but lesson.yaml asks about %s", y->id, y->range, x->range);
+            issue(&s, y->line, _("prediction '%s': range %s, but lesson.yaml asks about %s"), y->id, y->range, x->range);
         if (x->rank != y->rank)
-            issue(&s, y->line, "prediction '%s': %s, but lesson.yaml asks about %s", y->id, y->rank < 0 ? "all ranks" : "one rank",
-                  x->rank < 0 ? "all ranks" : "one rank (its 'rank:')");
+            issue(&s, y->line, y->rank < 0 ? _("prediction '%s': all ranks, but lesson.yaml asks about one rank (its 'rank:')")
+                               : x->rank < 0 ? _("prediction '%s': one rank, but lesson.yaml asks about all ranks")
+                                             : _("prediction '%s': one rank, but lesson.yaml asks about one rank (its 'rank:')"),
+                  y->id);
         for (size_t j = 0; j < x->n_facts; j++) {
             int found = 0;
             for (size_t k = 0; k < y->n_facts && !found; k++) found = !strcmp(y->facts[k].label, x->facts[j]);
-            if (!found) issue(&s, y->line, "prediction '%s' lacks %s, which lesson.yaml asks for", y->id, x->facts[j]);
+            if (!found) issue(&s, y->line, _("prediction '%s' lacks %s, which lesson.yaml asks for"), y->id, x->facts[j]);
         }
         for (size_t k = 0; k < y->n_facts; k++) {
             const wb_fact *f = &y->facts[k];
             int asked = 0;
             for (size_t j = 0; j < x->n_facts && !asked; j++) asked = !strcmp(f->label, x->facts[j]);
-            if (!asked) issue(&s, f->line, "prediction '%s' has %s, which lesson.yaml does not ask for", y->id, f->label);
+            if (!asked) issue(&s, f->line, _("prediction '%s' has %s, which lesson.yaml does not ask for"), y->id, f->label);
             if (f->predicted >= 0)
-                issue(&s, f->line, "prediction '%s': %s is %d; a template ships every value as ~", y->id, f->label, f->predicted);
+                issue(&s, f->line, _("prediction '%s': %s is %d; a template ships every value as ~"), y->id, f->label, f->predicted);
         }
     }
     for (size_t i = 0; i < p->n; i++)
         if (!wb_lesson_question(l, p->items[i].id))
-            issue(&s, p->items[i].line, "prediction '%s' answers no question of lesson.yaml", p->items[i].id);
+            issue(&s, p->items[i].line, _("prediction '%s' answers no question of lesson.yaml"), p->items[i].id);
     return s.n;
 }

@@ -97,7 +97,7 @@ static int load_key(const char *path, const char *data, size_t length, wb_answer
             yaml_node_pair_t *p = &expl->data.mapping.pairs.start[i];
             k->n_explanations = i + 1;
             k->explanation_ids[i] = strdup(wb_yaml_scalar(yaml_document_get_node(&y.doc, p->key)));
-            if ((rc = wb_yaml_string(&y, yaml_document_get_node(&y.doc, p->value), "an explanation", &k->explanations[i], err)))
+            if ((rc = wb_yaml_string(&y, yaml_document_get_node(&y.doc, p->value), _("an explanation"), &k->explanations[i], err)))
                 goto out;
         }
     }

@@ -59,7 +59,7 @@ char *wb_predictions_fill_text(const char *path, const char *text, size_t length
     char *out = malloc(cap);
     if (!out) {
         free(s);
-        return wb_fail(err, WB_EXIT_INPUT, "out of memory"), NULL;
+        return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")), NULL;
     }
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {

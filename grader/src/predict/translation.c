@@ -30,25 +30,25 @@ static int is_sha(const char *s) { return strlen(s) == 64 && strspn(s, "01234567
 static int read_entry(wb_yaml *y, yaml_node_t *n, const char *id, const char *const *keys, const char *text_key, wb_translated *e,
                       wb_error *err) {
     char what[300];
-    snprintf(what, sizeof what, "the translation of '%s'", id);
+    snprintf(what, sizeof what, _("the translation of '%s'"), id);
     int rc = wb_yaml_expect_mapping(y, n, what, keys, err);
     if (rc) return rc;
     e->id = strdup(id);
     e->line = wb_yaml_line(n);
     yaml_node_t *sha = wb_yaml_get(y, n, "en_sha"), *text = wb_yaml_get(y, n, text_key);
     if (!sha || !text)
-        return wb_yaml_fail(err, y, n, "%s needs en_sha (tools/i18n_sha.py prints it) and %s", what, text_key);
+        return wb_yaml_fail(err, y, n, _("%s needs en_sha (tools/i18n_sha.py prints it) and %s"), what, text_key);
     if ((rc = wb_yaml_string(y, sha, "en_sha", &e->en_sha, err)) || (rc = wb_yaml_string(y, text, text_key, &e->text, err))) return rc;
-    if (!is_sha(e->en_sha)) return wb_yaml_fail(err, y, sha, "en_sha of '%s' is not a SHA-256 in hex (64 digits 0-9a-f)", id);
+    if (!is_sha(e->en_sha)) return wb_yaml_fail(err, y, sha, _("en_sha of '%s' is not a SHA-256 in hex (64 digits 0-9a-f)"), id);
     yaml_node_t *hints = wb_yaml_get(y, n, "hints");
     if (!hints) return 0;
     if ((rc = wb_yaml_expect_sequence(y, hints, "hints", err))) return rc;
     size_t m = (size_t)(hints->data.sequence.items.top - hints->data.sequence.items.start);
     e->hints = calloc(m + 1, sizeof *e->hints);
-    if (!e->hints) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!e->hints) return wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory"));
     for (size_t i = 0; i < m; i++) {
         e->n_hints = i + 1;
-        if ((rc = wb_yaml_string(y, yaml_document_get_node(&y->doc, hints->data.sequence.items.start[i]), "a hint", &e->hints[i], err)))
+        if ((rc = wb_yaml_string(y, yaml_document_get_node(&y->doc, hints->data.sequence.items.start[i]), _("a hint"), &e->hints[i], err)))
             return rc;
     }
     return 0;
@@ -62,13 +62,13 @@ int wb_translation_load(const char *path, wb_translation_kind kind, wb_translati
     if (rc) goto out;
     yaml_node_t *root = wb_yaml_root(&y);
     const char *list_key = kind == WB_TRANSLATION_LESSON ? "questions" : "explanations";
-    if ((rc = wb_yaml_expect_mapping(&y, root, "the translation", kind == WB_TRANSLATION_LESSON ? LESSON_KEYS : KEY_KEYS, err)))
+    if ((rc = wb_yaml_expect_mapping(&y, root, _("the translation"), kind == WB_TRANSLATION_LESSON ? LESSON_KEYS : KEY_KEYS, err)))
         goto out;
     yaml_node_t *translates = wb_yaml_get(&y, root, "translates");
     if (translates && (rc = wb_yaml_string(&y, translates, "'translates'", &t->translates, err))) goto out;
     yaml_node_t *title = kind == WB_TRANSLATION_LESSON ? wb_yaml_get(&y, root, "title") : NULL;
     if (title) {
-        if (!(t->title = calloc(1, sizeof *t->title))) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+        if (!(t->title = calloc(1, sizeof *t->title))) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
         if ((rc = read_entry(&y, title, "title", TITLE_KEYS, "text", t->title, err))) goto out;
     }
     yaml_node_t *list = wb_yaml_get(&y, root, list_key);
@@ -77,7 +77,7 @@ int wb_translation_load(const char *path, wb_translation_kind kind, wb_translati
     snprintf(what, sizeof what, "'%s'", list_key);
     if ((rc = wb_yaml_expect_mapping(&y, list, what, NULL, err))) goto out;
     size_t m = (size_t)(list->data.mapping.pairs.top - list->data.mapping.pairs.start);
-    if (!(t->items = calloc(m + 1, sizeof *t->items))) { rc = wb_fail(err, WB_EXIT_INPUT, "out of memory"); goto out; }
+    if (!(t->items = calloc(m + 1, sizeof *t->items))) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
     for (size_t i = 0; i < m; i++) {
         yaml_node_pair_t *p = &list->data.mapping.pairs.start[i];
         t->n = i + 1;
@@ -98,7 +98,7 @@ wb_translation *wb_translation_load_beside(const char *path, wb_translation_kind
     wb_error err = {0};
     wb_translation *t = calloc(1, sizeof *t);
     if (t && !wb_translation_load(path, kind, t, &err)) return t;
-    snprintf(error, cap, "%s", t ? err.message : "out of memory");
+    snprintf(error, cap, "%s", t ? err.message : _("out of memory"));
     free(t);
     return NULL;
 }

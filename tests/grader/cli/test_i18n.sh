@@ -7,7 +7,9 @@
 #   - questions, hints, the title and explanations come from i18n/ja.yaml and the key's
 #     .ja.yaml, English where a translation is missing or stale;
 #   - grader lint warns of a translation made stale by an edit to the English, and of a missing one;
-#   - a release seals the Japanese explanations like the English ones, and they open after grading.
+#   - a release seals the Japanese explanations like the English ones, and they open after grading;
+#   - an instructor's lesson.yaml errors (a work expression's too) and template issues in Japanese,
+#     with the file and line of the English.
 . "$(dirname "$0")/lib.sh"
 PTY=$SRC/tests/grader/cli/pty_drive.py
 make_course
@@ -400,4 +402,33 @@ yaml.safe_dump({"lesson": k["lesson"], "predictions": preds}, open(sys.argv[2], 
 PY
 out=$(LANG=ja_JP.UTF-8 COLUMNS=80 python3 "$PTY" --timeout 60 "? " "q\n" -- "$GRADER" check "$SRC/lessons/03_mlp" --predictions "$T/a3.yaml" --replay 2>&1 | tr -d '\r')
 contains_ja "$out" "時間は測定値 (出現の中央値) の 25% 以内なら正解です。" "the tolerance note in Japanese"
+
+# --- an instructor's lesson.yaml and template errors (grader lint), and --lang refused: in Japanese,
+# English as before; file and line as in English
+cp "$L/lesson.yaml" "$T/lesson.yaml.saved"
+sed -i '0,/^    args: \(.*\)$/s//    args: \1\n    world_size: 0/' "$L/lesson.yaml"
+line=$(grep -n 'world_size: 0' "$L/lesson.yaml" | cut -d: -f1)
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" lint 00_probe 2>&1); rc_ja=$?
+contains_ja "$out" "lessons/00_probe/lesson.yaml:$line: エラー: バリアント 'eager' の 'world_size' はプログラムが起動するプロセスの数で、1 から 64 までです (ここにあるのは 0) [lesson-yaml]" "a lesson.yaml error, in Japanese"
+printf '%s\n' "$out" >"$T/lint-ja.txt"; fits80 "$T/lint-ja.txt" "grader lint's lesson.yaml error in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" lint 00_probe 2>&1); expect_rc $rc_ja $? "a lesson.yaml error: the same exit code in both languages"
+contains "$out" "lessons/00_probe/lesson.yaml:$line: error: 'world_size' of variant 'eager' is the number of processes the program starts, 1 to 64; found 0 [lesson-yaml]" "a lesson.yaml error, in English"
+cp "$T/lesson.yaml.saved" "$L/lesson.yaml"
+printf 'work:\n  - variant: eager\n    range: two_kernels\n    flops: 2*n\n    bytes: 1\n' >>"$L/lesson.yaml"
+line=$(grep -n 'flops: 2\*n' "$L/lesson.yaml" | cut -d: -f1)
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" lint 00_probe 2>&1)
+contains_ja "$out" "lessons/00_probe/lesson.yaml:$line: エラー: レンジ 'two_kernels' (バリアント eager) の 'flops' '2*n': 'n' はバリアントのパラメータではありません (パラメータが 1 つもありません。バリアントに params: {NAME: VALUE} を加えてください) (3 文字目) [lesson-yaml]" "a work expression error, in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" lint 00_probe 2>&1)
+contains "$out" "lessons/00_probe/lesson.yaml:$line: error: 'flops' of range 'two_kernels' (variant eager) '2*n': 'n' is not a parameter of the variant (it has none; add params: {NAME: VALUE} to the variant) (at character 3) [lesson-yaml]" "a work expression error, in English"
+cp "$T/lesson.yaml.saved" "$L/lesson.yaml"
+sed -i 's/facts: \[gemms\]/facts: [gemms, kernels]/' "$L/lesson.yaml"
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" lint 00_probe 2>&1)
+contains_ja "$out" "予測 'gemm' に、lesson.yaml が尋ねている kernels がありません [template]" "a template issue, in Japanese"
+out=$(LANG=C.UTF-8 "$GRADER" lint 00_probe 2>&1)
+contains "$out" "prediction 'gemm' lacks kernels, which lesson.yaml asks for [template]" "a template issue, in English"
+cp "$T/lesson.yaml.saved" "$L/lesson.yaml"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" --lang fr --help 2>&1); expect_rc 2 $? "--lang fr in Japanese"
+[ "$out" = "grader: --lang には ja か en を指定してください (fr ではなく)" ] || fail "--lang fr in Japanese: $out"
+out=$(LANG=C.UTF-8 "$GRADER" --lang fr --help 2>&1)
+[ "$out" = "grader: --lang is ja or en, not fr" ] || fail "--lang fr in English: $out"
 finish
