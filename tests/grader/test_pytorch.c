@@ -251,3 +251,37 @@ Test(pytorch, the_report_names_pytorch_and_what_differs_from_the_key) {
     wb_recording_free(&live);
     wb_recording_free(&key);
 }
+
+/* The PyTorch line and what differs, in a language (each Test runs in its own process, so the
+ * language chosen stays in it); the catalog is this build's. */
+static void expect_versions(const char *lang, const wb_recording *live, const wb_recording *key, const char *pytorch,
+                            const char *differ) {
+    char locale_dir[4200], buf[2048];
+    snprintf(locale_dir, sizeof locale_dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
+    setenv("WB_LOCALEDIR", locale_dir, 1);
+    cr_assert_eq(wb_i18n_init(lang), 0);
+    cr_assert_str_eq(wb_recording_pytorch(live, buf, sizeof buf), pytorch, "%s", lang);
+    cr_assert(wb_versions_differ(live, key, buf, sizeof buf));
+    cr_assert_str_eq(buf, differ, "%s", lang);
+}
+
+Test(pytorch, the_versions_in_japanese_and_in_english) {
+    wb_recording live, key;
+    wb_capture *a = build_recording(&live), *b = build_recording(&key);
+    strcpy(a->cublas_version, "13.2.0");
+    strcpy(b->cublas_version, "13.1.0");
+    build_finish(a);
+    build_finish(b);
+    live.runs[0].python = key.runs[0].python = 1;
+    strcpy(live.runs[0].torch, "2.12.0+cu130");
+    strcpy(live.runs[0].torch_cuda, "13.0");
+    strcpy(key.runs[0].torch, "2.11.0+cu130");
+    expect_versions("en", &live, &key, "PyTorch 2.12.0+cu130 (built for CUDA 13.0), Triton not installed, cuBLAS 13.2.0",
+                    "cuBLAS 13.2.0 here, 13.1.0 in the answer key's recording; PyTorch 2.12.0+cu130 here, 2.11.0+cu130 in the "
+                    "answer key's recording");
+    expect_versions("ja", &live, &key, "PyTorch 2.12.0+cu130 (CUDA 13.0 向けビルド)、Triton 未インストール、cuBLAS 13.2.0",
+                    "cuBLAS はここでは 13.2.0、解答キーの記録では 13.1.0。PyTorch はここでは 2.12.0+cu130、解答キーの記録では "
+                    "2.11.0+cu130");
+    wb_recording_free(&live);
+    wb_recording_free(&key);
+}
