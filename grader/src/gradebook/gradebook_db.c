@@ -81,6 +81,30 @@ static int migrate(sqlite3 *db, const char *path, int target, wb_error *err) {
     }
 }
 
+/* WAL: readers (a report) never block the importers, and a crash leaves the last commit. WAL is a
+ * property of the file, so only the first importer of a new gradebook converts it, and SQLite runs
+ * no busy handler for that conversion: while another importer of the same new file holds its first
+ * write, PRAGMA journal_mode = WAL answers SQLITE_BUSY at once. It is retried here, within the same
+ * minute as the busy timeout; each try costs one statement. */
+static int use_wal(sqlite3 *db, wb_error *err) {
+    const int budget_ms = 60000;
+    int waited_ms = 0, pause_ms = 1;
+    for (;;) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
+            return wb_gradebook_fail(db, "not a gradebook (grader gradebook import makes one), or it cannot be written", err);
+        int step = sqlite3_step(s);
+        int wal = step == SQLITE_ROW && sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
+        sqlite3_finalize(s);
+        if (wal) return 0;
+        if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || waited_ms >= budget_ms)
+            return wb_gradebook_fail(db, "not a gradebook (grader gradebook import makes one), or it cannot be written", err);
+        sqlite3_sleep(pause_ms);
+        waited_ms += pause_ms;
+        if (pause_ms < 100) pause_ms *= 2;
+    }
+}
+
 int wb_gradebook_open_at(const char *path, int create, int target, sqlite3 **out, wb_error *err) {
     *out = NULL;
     sqlite3 *db = NULL;
@@ -96,13 +120,7 @@ int wb_gradebook_open_at(const char *path, int create, int target, sqlite3 **out
      * of waiting is far beyond any import's transaction */
     sqlite3_busy_timeout(db, 60000);
     int rc = wb_gradebook_exec(db, "PRAGMA foreign_keys = ON", err);
-    if (!rc) {
-        /* WAL: readers (a report) never block the importers, and a crash leaves the last commit */
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW)
-            rc = wb_gradebook_fail(db, "not a gradebook (grader gradebook import makes one), or it cannot be written", err);
-        sqlite3_finalize(s);
-    }
+    if (!rc) rc = use_wal(db, err);
     if (!rc) rc = wb_gradebook_exec(db, "PRAGMA synchronous = NORMAL", err);
     if (!rc) rc = migrate(db, path, target, err);
     if (rc) {

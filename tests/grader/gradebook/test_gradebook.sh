@@ -8,7 +8,8 @@
 #      no GPU architecture, a newer format) exit 2 naming the file and leave the gradebook as it
 #      was, byte for byte of its dump; the same file again exits 0 and changes nothing
 #   3. two imports at once (and a third of the same files) into a new gradebook: none fails, every
-#      learner is there once, the file passes SQLite's integrity check
+#      learner is there once, the file passes SQLite's integrity check; an import into a new
+#      gradebook whose first write another process holds waits for it
 #   4. the text report fits 80 columns; the CSV report parses (RFC 4180, CRLF) and agrees with the
 #      JSON report; a gradebook that does not exist, or is no gradebook, exits 2 naming it
 . "$(dirname "$0")/../cli/lib.sh"
@@ -111,6 +112,26 @@ PY
 "$GRADER" gradebook report --db "$DB2" --format json >"$WORK/report2.json"
 python3 "$HERE/check_report.py" "$WORK/cohort/truth.json" "$WORK/report2.json" "$DB2" >/dev/null ||
     fail "imports at once: the report differs from the cohort's"
+
+# A new gradebook whose first write another process still holds (the moment the race above can
+# hit): SQLite refuses the switch to WAL at once there, without its busy handler. The holder lets
+# go a second after the import starts; the import waits for it and succeeds.
+DB3=$WORK/held.db
+: >"$DB3"
+mkfifo "$WORK/held.fifo"
+python3 -c '
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+with open(sys.argv[2], "w") as f:
+    f.write("held\n")
+time.sleep(1)
+db.execute("COMMIT")
+' "$DB3" "$WORK/held.fifo" & holder=$!
+read -r _ <"$WORK/held.fifo"
+out=$("$GRADER" gradebook import "$WORK/half1" --db "$DB3" 2>&1); rc=$?
+wait $holder
+expect_rc 0 $rc "an import into a new gradebook whose first write another process holds: $out"
 
 # ---- 4. the other formats, and gradebooks that are not ---------------------------------------------
 COLUMNS=80 "$GRADER" gradebook report --db "$DB" >"$WORK/report.txt"; rc=$?
