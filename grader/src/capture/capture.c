@@ -371,13 +371,14 @@ static int capture_member(json_cursor *cur, const char *key, void *ctx) {
     capture_walk *w = ctx;
     for (int s = 0; s < N_SECTIONS; s++) {
         if (strcmp(key, SECTIONS[s])) continue;
-        if (w->seen[s]) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        /* TRANSLATORS: the reason in "not valid JSON: %s (the file is truncated or corrupt; re-record it)" */
+        if (w->seen[s]) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
         w->seen[s] = 1;
         if (json_peek(cur) != '[') return corrupt(&w->r, "", key, N_("a list"));
         w->section = s;
         return json_walk_array(cur, capture_item, w);
     }
-    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
     json_t *v = json_next_value(cur);
     if (!v) return cur->err->code;
     if (json_object_set_new(w->head, key, v)) return out_of_memory(&w->r);
@@ -683,7 +684,7 @@ static int run_member(json_cursor *cur, const char *key, void *ctx) {
     recording_walk *w = ctx;
     wb_run *run = &w->rec->runs[w->rec->n_runs - 1];
     if (!strcmp(key, "capture")) {
-        if (w->seen_capture) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        if (w->seen_capture) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
         w->seen_capture = 1;
         const char *variant = json_string_value(json_object_get(w->run_head, "variant"));
         char what[512];
@@ -691,7 +692,7 @@ static int run_member(json_cursor *cur, const char *key, void *ctx) {
         else snprintf(what, sizeof what, _("%s (run %zu)"), w->r.what, w->rec->n_runs);
         return read_capture(cur, what, &run->capture);
     }
-    if (json_object_get(w->run_head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    if (json_object_get(w->run_head, key)) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
     json_t *v = json_next_value(cur);
     if (!v) return cur->err->code;
     return json_object_set_new(w->run_head, key, v) ? out_of_memory(&w->r) : 0;
@@ -749,12 +750,12 @@ static int run_item(json_cursor *cur, size_t i, void *ctx) {
 static int recording_member(json_cursor *cur, const char *key, void *ctx) {
     recording_walk *w = ctx;
     if (!strcmp(key, "runs")) {
-        if (w->seen_runs) return json_syntax_error(cur, cur->pos, "duplicate object key");
+        if (w->seen_runs) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
         w->seen_runs = 1;
         if (json_peek(cur) != '[') return corrupt(&w->r, "", "runs", N_("a non-empty list"));
         return json_walk_array(cur, run_item, w);
     }
-    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, "duplicate object key");
+    if (json_object_get(w->head, key)) return json_syntax_error(cur, cur->pos, _("duplicate object key"));
     json_t *v = json_next_value(cur);
     if (!v) return cur->err->code;
     if (json_object_set_new(w->head, key, v)) return out_of_memory(&w->r);

@@ -86,14 +86,14 @@ static int head_member(json_cursor *cur, const char *key, void *ctx) {
     for (int s = 0; s < N_LISTS; s++) {
         if (strcmp(key, LISTS[s])) continue;
         if (f->has_list[s] || json_peek(cur) != '[')
-            return wb_fail(cur->err, WB_EXIT_INPUT, "%s: corrupt capture: '%s' is not one list", f->path, key);
+            return wb_fail(cur->err, WB_EXIT_INPUT, _("%s: corrupt capture: '%s' is not one list"), f->path, key);
         f->has_list[s] = 1;
         f->list_at[s] = cur->pos;
         return json_skip_value(cur);
     }
     json_t *v = json_next_value(cur);
     if (!v) return cur->err->code;
-    return json_object_set_new(f->head, key, v) ? wb_fail(cur->err, WB_EXIT_INPUT, "out of memory") : 0;
+    return json_object_set_new(f->head, key, v) ? wb_fail(cur->err, WB_EXIT_INPUT, _("out of memory")) : 0;
 }
 
 static void unmap(rank_file *f) {
@@ -108,43 +108,50 @@ static int map_rank(rank_file *f, int r, int world_size, const char *what, wb_er
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0) close(fd);
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot read rank %d's capture (%s)", f->path, r, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot read rank %d's capture (%s)"), f->path, r, strerror(errno));
     }
     if ((size_t)st.st_size > WB_CAPTURE_MAX_BYTES || st.st_size == 0) {
         close(fd);
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: rank %d's capture is %s", f->path, r, st.st_size ? "larger than 2 GiB" : "empty");
+        return wb_fail(err, WB_EXIT_CAPTURE, st.st_size ? _("%s: rank %d's capture is larger than 2 GiB") : _("%s: rank %d's capture is empty"),
+                       f->path, r);
     }
     f->length = (size_t)st.st_size;
     f->data = mmap(NULL, f->length, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (f->data == MAP_FAILED) {
         f->data = NULL;
-        return wb_fail(err, WB_EXIT_INPUT, "%s: cannot map rank %d's capture (%s)", f->path, r, strerror(errno));
+        return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot map rank %d's capture (%s)"), f->path, r, strerror(errno));
     }
     f->head = json_object();
-    if (!f->head) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!f->head) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     json_cursor cur = {f->data, f->length, 0, f->path, err};
     head_walk w = {f};
-    if (json_peek(&cur) != '{') return wb_fail(err, WB_EXIT_CAPTURE, "%s: rank %d's capture is not a JSON object", f->path, r);
+    if (json_peek(&cur) != '{') return wb_fail(err, WB_EXIT_CAPTURE, _("%s: rank %d's capture is not a JSON object"), f->path, r);
     if (json_walk_object(&cur, head_member, &w) || json_expect_end(&cur)) return err->code;
     const char *format = json_string_value(json_object_get(f->head, "format"));
     json_t *version = json_object_get(f->head, "version");
     if (!format || strcmp(format, CAPTURE_FORMAT) || !json_is_integer(version) || json_integer_value(version) != CAPTURE_VERSION)
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: not a gpu-workbench capture of version %d (rank %d of %s)", f->path,
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: not a gpu-workbench capture of version %d (rank %d of %s)"), f->path,
                        CAPTURE_VERSION, r, what);
     for (int s = 0; s < N_LISTS; s++)
-        if (!f->has_list[s]) return wb_fail(err, WB_EXIT_CAPTURE, "%s: rank %d's capture has no '%s' list", f->path, r, LISTS[s]);
+        if (!f->has_list[s]) return wb_fail(err, WB_EXIT_CAPTURE, _("%s: rank %d's capture has no '%s' list"), f->path, r, LISTS[s]);
     json_t *own = json_object_get(f->head, "rank"), *ws = json_object_get(f->head, "world_size");
-    if (!json_is_integer(own) || json_integer_value(own) != r)
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: the file of rank %d says rank %s; the capture library names each file by the "
-                       "WB_RANK it saw, so this file was not written by %s", f->path, r, json_is_integer(own) ? "another" : "none", what);
-    if (!json_is_integer(ws) || json_integer_value(ws) != world_size) {
-        char said[32];
-        snprintf(said, sizeof said, json_is_integer(ws) ? "%lld" : "nothing", json_is_integer(ws) ? (long long)json_integer_value(ws) : 0LL);
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s: rank %d ran with WB_WORLD_SIZE %s, but lesson.yaml declares world_size %d for %s. "
-                       "Set WB_WORLD_SIZE=%d in every rank before its first CUDA call, or correct world_size",
-                       f->path, r, said, world_size, what, world_size);
-    }
+    /* "another" and "none", "nothing" and the number: a sentence each, so that a translation can
+     * word each case its own way */
+    if (json_is_integer(own) && json_integer_value(own) != r)
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: the file of rank %d says rank another; the capture library names each file "
+                       "by the WB_RANK it saw, so this file was not written by %s"), f->path, r, what);
+    if (!json_is_integer(own))
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: the file of rank %d says rank none; the capture library names each file by "
+                       "the WB_RANK it saw, so this file was not written by %s"), f->path, r, what);
+    if (json_is_integer(ws) && json_integer_value(ws) != world_size)
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: rank %d ran with WB_WORLD_SIZE %lld, but lesson.yaml declares world_size %d "
+                       "for %s. Set WB_WORLD_SIZE=%d in every rank before its first CUDA call, or correct world_size"),
+                       f->path, r, (long long)json_integer_value(ws), world_size, what, world_size);
+    if (!json_is_integer(ws))
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s: rank %d ran with WB_WORLD_SIZE nothing, but lesson.yaml declares world_size "
+                       "%d for %s. Set WB_WORLD_SIZE=%d in every rank before its first CUDA call, or correct world_size"),
+                       f->path, r, world_size, what, world_size);
     return 0;
 }
 
@@ -169,7 +176,8 @@ static int splice_item(json_cursor *cur, size_t i, void *ctx) {
     json_peek(cur);
     size_t start = cur->pos;
     if (json_skip_value(cur)) return cur->err->code;
-    if (s->data[start] != '{') return json_syntax_error(cur, start, "a record that is not an object");
+    /* TRANSLATORS: the reason in "not valid JSON: %s (the file is truncated or corrupt; re-record it)" */
+    if (s->data[start] != '{') return json_syntax_error(cur, start, _("a record that is not an object"));
     char prefix[32];
     int n = snprintf(prefix, sizeof prefix, "%s{\"rank\":%d", s->written++ ? "," : "", s->rank);
     emit(s, prefix, (size_t)n);
@@ -242,7 +250,7 @@ static int write_merged(const char *path, rank_file *files, int n, wb_error *err
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.merging.%ld", path, (long)getpid());
     FILE *out = fopen(tmp, "w");
-    if (!out) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the merged capture (%s)", tmp, strerror(errno));
+    if (!out) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the merged capture (%s)"), tmp, strerror(errno));
     json_t *head = merged_head(files, n);
     char *text = head ? json_dumps(head, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(head);
@@ -267,7 +275,7 @@ static int write_merged(const char *path, rank_file *files, int n, wb_error *err
     io |= fclose(out) != 0;
     if (!rc && !io && rename(tmp, path) != 0) io = 1;
     if (rc || io) unlink(tmp);
-    if (!rc && io) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the merged capture (is the disk full?)", path);
+    if (!rc && io) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the merged capture (is the disk full?)"), path);
     return rc;
 }
 
@@ -301,29 +309,34 @@ static int list_missing(const char *capture_path, int world_size, char *buf, siz
 }
 
 int wb_rank_captures_merge(const char *capture_path, int world_size, const char *what, wb_error *err) {
-    if (world_size < 1) return wb_fail(err, WB_EXIT_INPUT, "world_size %d: a lesson runs at least one process", world_size);
+    if (world_size < 1) return wb_fail(err, WB_EXIT_INPUT, _("world_size %d: a lesson runs at least one process"), world_size);
     /* the launcher's own capture, if it used CUDA: kept beside, never graded */
     if (access(capture_path, F_OK) == 0) {
         char launcher[4200];
         snprintf(launcher, sizeof launcher, "%s.launcher", capture_path);
         if (rename(capture_path, launcher) != 0)
-            return wb_fail(err, WB_EXIT_INPUT, "%s: cannot move the launcher's capture aside (%s)", capture_path, strerror(errno));
+            return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot move the launcher's capture aside (%s)"), capture_path, strerror(errno));
     }
     char missing[512];
     int n_missing = list_missing(capture_path, world_size, missing, sizeof missing);
     if (n_missing)
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s wrote no capture for rank%s %s of its %d (expected %s.rank0 to .rank%d), so "
-                       "the run is incomplete and not graded. Each rank must set WB_RANK and WB_WORLD_SIZE before its first "
-                       "CUDA call and make at least one; a rank that never started or was killed (SIGKILL) writes nothing",
-                       what, n_missing == 1 ? "" : "s", missing, world_size, capture_path, world_size - 1);
+        return wb_fail(err, WB_EXIT_CAPTURE,
+                       wb_ngettext("%s wrote no capture for rank %s of its %d (expected %s.rank0 to .rank%d), so the run is "
+                                   "incomplete and not graded. Each rank must set WB_RANK and WB_WORLD_SIZE before its first CUDA "
+                                   "call and make at least one; a rank that never started or was killed (SIGKILL) writes nothing",
+                                   "%s wrote no capture for ranks %s of its %d (expected %s.rank0 to .rank%d), so the run is "
+                                   "incomplete and not graded. Each rank must set WB_RANK and WB_WORLD_SIZE before its first CUDA "
+                                   "call and make at least one; a rank that never started or was killed (SIGKILL) writes nothing",
+                                   (unsigned long)n_missing),
+                       what, missing, world_size, capture_path, world_size - 1);
     extra_scan x = {world_size, -1};
     each_rank_file(capture_path, note_extra, &x);
     if (x.extra >= 0)
-        return wb_fail(err, WB_EXIT_CAPTURE, "%s wrote a capture for rank %d, but lesson.yaml declares world_size %d (ranks 0 to "
-                       "%d): correct world_size, or the WB_RANK the program gives its processes", what, x.extra, world_size,
+        return wb_fail(err, WB_EXIT_CAPTURE, _("%s wrote a capture for rank %d, but lesson.yaml declares world_size %d (ranks 0 "
+                       "to %d): correct world_size, or the WB_RANK the program gives its processes"), what, x.extra, world_size,
                        world_size - 1);
     rank_file *files = calloc((size_t)world_size, sizeof *files);
-    if (!files) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!files) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     int rc = 0;
     for (int r = 0; r < world_size && !rc; r++) {
         snprintf(files[r].path, sizeof files[r].path, "%s.rank%d", capture_path, r);

@@ -123,14 +123,14 @@ static int check_word(const char *word, void *ctx) {
     k->words++;
     if (in_list(DIRECTIONS, word)) {
         if (++k->directions > 1) {
-            snprintf(k->why, k->cap, "a copy has one direction; '%s' is a second one", word);
+            snprintf(k->why, k->cap, _("a copy has one direction; '%s' is a second one"), word);
             return -1;
         }
         return 0;
     }
     if (in_list(MEMORIES, word) || !strcasecmp(word, "async") || !strcasecmp(word, "sync")) return 0;
-    snprintf(k->why, k->cap, "'%s' is not a copy word; use HtoD, DtoH, DtoD, HtoH, PtoP, pageable, pinned, device, "
-             "managed, async or sync, separated by spaces (e.g. 'HtoD pageable')", word);
+    snprintf(k->why, k->cap, _("'%s' is not a copy word; use HtoD, DtoH, DtoD, HtoH, PtoP, pageable, pinned, device, "
+                               "managed, async or sync, separated by spaces (e.g. 'HtoD pageable')"), word);
     return -1;
 }
 
@@ -138,7 +138,7 @@ int wb_memcpy_key_check(const char *key, char *why, size_t cap) {
     key_check k = {0, 0, why, cap};
     if (each_word(key, check_word, &k)) return -1;
     if (k.words == 0) {
-        snprintf(why, cap, "the key names no copy word (e.g. HtoD, DtoH, pageable, pinned, async)");
+        snprintf(why, cap, _("the key names no copy word (e.g. HtoD, DtoH, pageable, pinned, async)"));
         return -1;
     }
     return 0;

@@ -68,10 +68,14 @@ int wb_python_probe_parse(const char *output, wb_python_info *info) {
     copy_string(a, "triton", info->triton, sizeof info->triton);
     const char *error = json_string_value(json_object_get(a, "error"));
     info->usable = 0;
-    if (error) snprintf(info->why, sizeof info->why, "%s (with %s)", error, info->python);
+    /* error: the exception as Python said it, in Python's words */
+    if (error) snprintf(info->why, sizeof info->why, _("%s (with %s)"), error, info->python);
     else if (!json_is_true(json_object_get(a, "cuda")))
-        snprintf(info->why, sizeof info->why, "PyTorch %s (%s) sees no CUDA device: torch.cuda.is_available() is False%s",
-                 info->torch, info->python, info->torch_cuda[0] ? "" : " (a CPU-only build of PyTorch)");
+        snprintf(info->why, sizeof info->why,
+                 info->torch_cuda[0] ? _("PyTorch %s (%s) sees no CUDA device: torch.cuda.is_available() is False")
+                                     : _("PyTorch %s (%s) sees no CUDA device: torch.cuda.is_available() is False (a CPU-only "
+                                         "build of PyTorch)"),
+                 info->torch, info->python);
     else info->usable = 1;
     json_decref(a);
     return 0;
@@ -94,7 +98,7 @@ const wb_python_info *wb_python_probe(const char *log_dir) {
     asked = 1;
     memset(&info, 0, sizeof info);
     if (wb_find_python(info.python, sizeof info.python) != 0) {
-        snprintf(info.why, sizeof info.why, "no Python interpreter: %s is not on PATH (WB_PYTHON names another)", info.python);
+        snprintf(info.why, sizeof info.why, _("no Python interpreter: %s is not on PATH (WB_PYTHON names another)"), info.python);
         info.python[0] = '\0';
         return &info;
     }
@@ -115,9 +119,12 @@ const wb_python_info *wb_python_probe(const char *log_dir) {
     if (wb_python_probe_parse(text, &info) != 0) {
         char tail[320];
         last_line(text, tail, sizeof tail);
-        snprintf(info.why, sizeof info.why, "%s %s without saying whether it has PyTorch%s%s (its output: %s)", info.python,
-                 res.timed_out ? "timed out" : res.exit_code == 127 ? "could not be started" : "ended", tail[0] ? ": " : "",
-                 tail, log);
+        /* how it ended: a sentence each, so that a translation can word each its own way */
+        snprintf(info.why, sizeof info.why,
+                 res.timed_out          ? _("%s timed out without saying whether it has PyTorch%s%s (its output: %s)")
+                 : res.exit_code == 127 ? _("%s could not be started without saying whether it has PyTorch%s%s (its output: %s)")
+                                        : _("%s ended without saying whether it has PyTorch%s%s (its output: %s)"),
+                 info.python, tail[0] ? ": " : "", tail, log);
     }
     free(text);
     return &info;

@@ -141,7 +141,7 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.partial.%ld", path, (long)getpid());
     FILE *out = fopen(tmp, "w");
-    if (!out) return wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the recording (is the folder writable?)", path);
+    if (!out) return wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the recording (is the folder writable?)"), path);
     json_t *head = json_pack("{s:s, s:i, s:s, s:s}", "format", RECORDING_FORMAT, "version", 1, "lesson", lesson,
                              "recorded_at", recorded_at);
     char *head_text = head ? json_dumps(head, JSON_COMPACT) : NULL;
@@ -162,8 +162,8 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
         (void)wb_read_file(capture_paths[i], N_("capture"), WB_CAPTURE_MAX_BYTES, &data, &n, &read_err);
         char *text = run_head(&runs[i], dropped);
         if (!data) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s", read_err.message); /* the lesson's own capture: incomplete */
-        else if (n == 0) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture is empty", capture_paths[i]);
-        else if (!text) rc = wb_fail(err, WB_EXIT_CAPTURE, "%s: out of memory writing the recording", path);
+        else if (n == 0) rc = wb_fail(err, WB_EXIT_CAPTURE, _("%s: the capture is empty"), capture_paths[i]);
+        else if (!text) rc = wb_fail(err, WB_EXIT_CAPTURE, _("%s: out of memory writing the recording"), path);
         else {
             io |= fprintf(out, "%s%s,\"capture\":", i ? "," : "", text) < 0;
             int copied = copy_capture(out, capture_paths[i], data, n, c, err);
@@ -190,6 +190,6 @@ int wb_recording_write(const char *path, const char *lesson, const char *recorde
     io |= fclose(out) != 0;
     if (!rc && !io && rename(tmp, path) != 0) io = 1;
     if (rc || io) unlink(tmp);
-    if (!rc && io) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write the recording (is the folder writable, the disk full?)", path);
+    if (!rc && io) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write the recording (is the folder writable, the disk full?)"), path);
     return rc;
 }
