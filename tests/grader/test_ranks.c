@@ -434,6 +434,105 @@ Test(ranks, world_size_disagreeing_or_extra_rank_is_exit_3) {
     scratch_close(&s);
 }
 
+/* ---- the merge's errors, whole, in English and in Japanese ------------------------------------ */
+
+/* The catalog of this build (build/share/locale); wb_i18n_init may be called again. */
+static void speak(const char *lang) {
+    const char *build = getenv("WB_BUILD_DIR");
+    cr_assert(build && *build, "WB_BUILD_DIR is not set (ctest sets it)");
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/share/locale", build);
+    setenv("WB_LOCALEDIR", dir, 1);
+    cr_assert_eq(wb_i18n_init(lang), 0);
+}
+
+/* One member of a rank's file set to value (taken), the rest as write_rank wrote it. */
+static void set_member(const char *base, int rank, const char *key, json_t *value) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.rank%d", base, rank);
+    json_t *root = json_load_file(path, 0, NULL);
+    cr_assert_not_null(root);
+    cr_assert_eq(json_object_set_new(root, key, value), 0);
+    cr_assert_eq(json_dump_file(root, path, JSON_COMPACT), 0);
+    json_decref(root);
+}
+
+/* The merge of world_size ranks fails with exit 3 and exactly this message, in both languages;
+ * en and ja are formats whose %1$s is the capture's path (each rank file is <path>.rank<r>). */
+static void expect_merge_error(const scratch *s, int world_size, const char *en, const char *ja) {
+    const char *langs[2] = {"en", "ja"}, *formats[2] = {en, ja};
+    for (int i = 0; i < 2; i++) {
+        speak(langs[i]);
+        char expected[2048];
+        snprintf(expected, sizeof expected, formats[i], s->base);
+        wb_error err = {0};
+        cr_assert_eq(wb_rank_captures_merge(s->base, world_size, "wb_ranks", &err), WB_EXIT_CAPTURE, "%s", langs[i]);
+        cr_assert_str_eq(err.message, expected, "%s", langs[i]);
+        cr_assert(!exists(s->base), "a failed merge writes no capture");
+    }
+}
+
+#define MISSING_EN_TAIL                                                                                                         \
+    "so the run is incomplete and not graded. Each rank must set WB_RANK and WB_WORLD_SIZE before its first CUDA call and make " \
+    "at least one; a rank that never started or was killed (SIGKILL) writes nothing"
+#define MISSING_JA_TAIL                                                                                                       \
+    "実行が不完全なので採点していません。各ランクは最初の CUDA 呼び出しより前に WB_RANK と WB_WORLD_SIZE を設定し、CUDA " \
+    "呼び出しを少なくとも 1 回行う必要があります。起動しなかったランクや強制終了された (SIGKILL) ランクは何も書きません"
+
+Test(ranks, missing_ranks_are_said_whole_in_english_and_japanese) {
+    scratch s;
+    scratch_open(&s);
+    write_rank(s.base, 0, 3);
+    expect_merge_error(&s, 3, "wb_ranks wrote no capture for ranks 1, 2 of its 3 (expected %1$s.rank0 to .rank2), " MISSING_EN_TAIL,
+                       "wb_ranks は全 3 ランクのうちランク 1, 2 のキャプチャを書きませんでした (%1$s.rank0 から .rank2 までが必要で"
+                       "す)。" MISSING_JA_TAIL);
+    write_rank(s.base, 1, 3);
+    expect_merge_error(&s, 3, "wb_ranks wrote no capture for rank 2 of its 3 (expected %1$s.rank0 to .rank2), " MISSING_EN_TAIL,
+                       "wb_ranks は全 3 ランクのうちランク 2 のキャプチャを書きませんでした (%1$s.rank0 から .rank2 までが必要です)。"
+                       MISSING_JA_TAIL);
+    scratch_close(&s);
+}
+
+Test(ranks, a_rank_file_that_disagrees_is_said_whole_in_english_and_japanese) {
+    scratch s;
+    scratch_open(&s);
+    write_rank(s.base, 0, 2);
+    write_rank(s.base, 1, 2);
+    set_member(s.base, 1, "world_size", json_null()); /* WB_WORLD_SIZE unset in rank 1 */
+    expect_merge_error(&s, 2,
+                       "%1$s.rank1: rank 1 ran with WB_WORLD_SIZE nothing, but lesson.yaml declares world_size 2 for wb_ranks. "
+                       "Set WB_WORLD_SIZE=2 in every rank before its first CUDA call, or correct world_size",
+                       "%1$s.rank1: ランク 1 は WB_WORLD_SIZE なしで実行されましたが、lesson.yaml は wb_ranks の world_size を 2 "
+                       "と宣言しています。すべてのランクで最初の CUDA 呼び出しより前に WB_WORLD_SIZE=2 を設定するか、world_size "
+                       "を直してください");
+    set_member(s.base, 1, "world_size", json_integer(4));
+    expect_merge_error(&s, 2,
+                       "%1$s.rank1: rank 1 ran with WB_WORLD_SIZE 4, but lesson.yaml declares world_size 2 for wb_ranks. Set "
+                       "WB_WORLD_SIZE=2 in every rank before its first CUDA call, or correct world_size",
+                       "%1$s.rank1: ランク 1 は WB_WORLD_SIZE 4 で実行されましたが、lesson.yaml は wb_ranks の world_size を 2 と"
+                       "宣言しています。すべてのランクで最初の CUDA 呼び出しより前に WB_WORLD_SIZE=2 を設定するか、world_size を"
+                       "直してください");
+    set_member(s.base, 0, "rank", json_integer(1));
+    expect_merge_error(&s, 2,
+                       "%1$s.rank0: the file of rank 0 says rank another; the capture library names each file by the WB_RANK it "
+                       "saw, so this file was not written by wb_ranks",
+                       "%1$s.rank0: ランク 0 のファイルには別のランクが書かれています。キャプチャライブラリは受け取った WB_RANK "
+                       "でファイルに名前を付けるため、このファイルは wb_ranks が書いたものではありません");
+    set_member(s.base, 0, "rank", json_null());
+    expect_merge_error(&s, 2,
+                       "%1$s.rank0: the file of rank 0 says rank none; the capture library names each file by the WB_RANK it "
+                       "saw, so this file was not written by wb_ranks",
+                       "%1$s.rank0: ランク 0 のファイルにはランクが書かれていません。キャプチャライブラリは受け取った WB_RANK でフ"
+                       "ァイルに名前を付けるため、このファイルは wb_ranks が書いたものではありません");
+    char rank0[200];
+    snprintf(rank0, sizeof rank0, "%s.rank0", s.base);
+    FILE *f = fopen(rank0, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    expect_merge_error(&s, 2, "%1$s.rank0: rank 0's capture is empty", "%1$s.rank0: ランク 0 のキャプチャが空です");
+    scratch_close(&s);
+}
+
 Test(ranks, launcher_capture_is_kept_aside_and_stale_ranks_cleared) {
     scratch s;
     scratch_open(&s);
