@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -167,6 +168,15 @@ Test(pytorch, a_pattern_that_is_no_regex_is_refused) {
 
 /* ---- the interpreter probe ---------------------------------------------------------------------- */
 
+/* Messages in a language, from this build's catalog (build/share/locale); each Test runs in its
+ * own process, so the language chosen stays in it. */
+static void speak(const char *lang) {
+    char locale_dir[4200];
+    snprintf(locale_dir, sizeof locale_dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
+    setenv("WB_LOCALEDIR", locale_dir, 1);
+    cr_assert_eq(wb_i18n_init(lang), 0);
+}
+
 static char dir[] = "/tmp/wb-test-pytorch-XXXXXX";
 static char path[256]; /* the fake interpreter */
 
@@ -223,6 +233,82 @@ Test(pytorch, an_interpreter_that_crashes_is_said_with_its_last_line, .init = ma
     cr_assert(strstr(py->why, "Segmentation fault in libtorch"), "%s", py->why);
 }
 
+/* What the probe says, whole, in English and in Japanese: the answer it parsed, then an
+ * interpreter that is missing, cannot start or ends without an answer (the probe asks once per
+ * process, so one Test per language). */
+static void expect_parsed(const char *lang, const char *answer, const char *expected) {
+    speak(lang);
+    wb_python_info info = {0};
+    strcpy(info.python, "/usr/bin/python3");
+    cr_assert_eq(wb_python_probe_parse(answer, &info), 0);
+    cr_assert_not(info.usable);
+    cr_assert_str_eq(info.why, expected, "%s", lang);
+}
+
+Test(pytorch, what_the_probe_parsed_is_said_whole_in_english_and_japanese) {
+    const char *cpu = "WB_PYTHON_PROBE {\"torch\": \"2.11.0+cpu\", \"torch_cuda\": \"\", \"cuda\": false}";
+    const char *no_device = "WB_PYTHON_PROBE {\"torch\": \"2.11.0+cu130\", \"torch_cuda\": \"13.0\", \"cuda\": false}";
+    const char *no_torch = "WB_PYTHON_PROBE {\"error\": \"import torch failed: ModuleNotFoundError: No module named 'torch'\"}";
+    expect_parsed("en", cpu, "PyTorch 2.11.0+cpu (/usr/bin/python3) sees no CUDA device: torch.cuda.is_available() is False (a "
+                             "CPU-only build of PyTorch)");
+    expect_parsed("ja", cpu, "PyTorch 2.11.0+cpu (/usr/bin/python3) から CUDA デバイスが見えません: torch.cuda.is_available() が "
+                             "False です (CPU 専用ビルドの PyTorch です)");
+    expect_parsed("en", no_device, "PyTorch 2.11.0+cu130 (/usr/bin/python3) sees no CUDA device: torch.cuda.is_available() is "
+                                   "False");
+    expect_parsed("ja", no_device, "PyTorch 2.11.0+cu130 (/usr/bin/python3) から CUDA デバイスが見えません: "
+                                   "torch.cuda.is_available() が False です");
+    expect_parsed("en", no_torch, "import torch failed: ModuleNotFoundError: No module named 'torch' (with /usr/bin/python3)");
+    expect_parsed("ja", no_torch, "import torch failed: ModuleNotFoundError: No module named 'torch' (/usr/bin/python3 で実行)");
+}
+
+static void expect_missing_interpreter(const char *lang, const char *expected) {
+    speak(lang);
+    setenv("WB_PYTHON", "/nonexistent/python3", 1);
+    const wb_python_info *py = wb_python_probe("/tmp");
+    cr_assert_not(py->usable);
+    cr_assert_str_eq(py->why, expected);
+}
+
+Test(pytorch, a_missing_interpreter_is_said_whole_in_english) {
+    expect_missing_interpreter("en", "no Python interpreter: /nonexistent/python3 is not on PATH (WB_PYTHON names another)");
+}
+
+Test(pytorch, a_missing_interpreter_is_said_whole_in_japanese) {
+    expect_missing_interpreter("ja", "Python インタープリタがありません: /nonexistent/python3 が PATH にありません (WB_PYTHON で"
+                                     "別のものを指定できます)");
+}
+
+/* The fake interpreter runs body; expected is a format of the interpreter's path and the log's. */
+static void expect_silent_interpreter(const char *lang, const char *body, const char *expected) {
+    speak(lang);
+    const wb_python_info *py = probe_fake(body);
+    char log[512], want[2048];
+    snprintf(log, sizeof log, "%s/python-probe.log", dir);
+    snprintf(want, sizeof want, expected, path, log);
+    cr_assert_not(py->usable);
+    cr_assert_str_eq(py->why, want);
+}
+
+#define CRASH "echo 'Segmentation fault in libtorch' >&2; exit 139"
+
+Test(pytorch, an_interpreter_that_crashes_is_said_whole_in_english, .init = make_dir) {
+    expect_silent_interpreter("en", CRASH, "%s ended without saying whether it has PyTorch: Segmentation fault in libtorch (its "
+                                           "output: %s)");
+}
+
+Test(pytorch, an_interpreter_that_crashes_is_said_whole_in_japanese, .init = make_dir) {
+    expect_silent_interpreter("ja", CRASH, "%s は PyTorch があるかどうかを答えないまま終了しました: Segmentation fault in "
+                                           "libtorch (出力: %s)");
+}
+
+Test(pytorch, an_interpreter_that_cannot_start_is_said_whole_in_english, .init = make_dir) {
+    expect_silent_interpreter("en", "exit 127", "%s could not be started without saying whether it has PyTorch (its output: %s)");
+}
+
+Test(pytorch, an_interpreter_that_cannot_start_is_said_whole_in_japanese, .init = make_dir) {
+    expect_silent_interpreter("ja", "exit 127", "%s を起動できず、PyTorch があるかどうかを確かめられませんでした (出力: %s)");
+}
+
 /* ---- versions ------------------------------------------------------------------------------------- */
 
 Test(pytorch, the_report_names_pytorch_and_what_differs_from_the_key) {
@@ -256,10 +342,8 @@ Test(pytorch, the_report_names_pytorch_and_what_differs_from_the_key) {
  * language chosen stays in it); the catalog is this build's. */
 static void expect_versions(const char *lang, const wb_recording *live, const wb_recording *key, const char *pytorch,
                             const char *differ) {
-    char locale_dir[4200], buf[2048];
-    snprintf(locale_dir, sizeof locale_dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
-    setenv("WB_LOCALEDIR", locale_dir, 1);
-    cr_assert_eq(wb_i18n_init(lang), 0);
+    char buf[2048];
+    speak(lang);
     cr_assert_str_eq(wb_recording_pytorch(live, buf, sizeof buf), pytorch, "%s", lang);
     cr_assert(wb_versions_differ(live, key, buf, sizeof buf));
     cr_assert_str_eq(buf, differ, "%s", lang);
