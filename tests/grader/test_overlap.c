@@ -212,6 +212,27 @@ Test(memcpys_named, bad_keys_say_why) {
     }
 }
 
+/* A bad key's reason, whole, in a language (this build's catalog, build/share/locale). */
+static void expect_key_reason(const char *lang, const char *key, const char *expected) {
+    char dir[4200], why[512] = "";
+    snprintf(dir, sizeof dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
+    setenv("WB_LOCALEDIR", dir, 1);
+    cr_assert_eq(wb_i18n_init(lang), 0);
+    cr_assert_eq(wb_memcpy_key_check(key, why, sizeof why), -1, "accepted '%s'", key);
+    cr_assert_str_eq(why, expected, "%s", lang);
+}
+
+Test(memcpys_named, bad_keys_are_said_whole_in_english_and_japanese) {
+    expect_key_reason("en", "HtoD DtoH", "a copy has one direction; 'DtoH' is a second one");
+    expect_key_reason("ja", "HtoD DtoH", "コピーの向きは 1 つだけです。'DtoH' は 2 つ目の向きです");
+    expect_key_reason("en", "HtoD paged", "'paged' is not a copy word; use HtoD, DtoH, DtoD, HtoH, PtoP, pageable, pinned, device, "
+                                          "managed, async or sync, separated by spaces (e.g. 'HtoD pageable')");
+    expect_key_reason("ja", "HtoD paged", "'paged' はコピーを表す語ではありません。HtoD、DtoH、DtoD、HtoH、PtoP、pageable、pinned、"
+                                          "device、managed、async、sync をスペースで区切って使ってください (例: 'HtoD pageable')");
+    expect_key_reason("en", " ", "the key names no copy word (e.g. HtoD, DtoH, pageable, pinned, async)");
+    expect_key_reason("ja", " ", "キーにコピーを表す語がありません (例: HtoD、DtoH、pageable、pinned、async)");
+}
+
 Test(memcpys_named, the_predictions_reader_checks_keys_with_their_position) {
     const char *text = "lesson: 09_test\n"
                        "predictions:\n"

@@ -2,7 +2,8 @@
  * test_recording_write.c: recordings written from capture files (the probe's H200 captures), as
  * they are and trimmed the way `grader record` trims them: without the API records outside the
  * profiled window, the grade of the probe's answer key (true by construction), every kernel's
- * launch call and the device and version fields are unchanged, and the file is smaller.
+ * launch call and the device and version fields are unchanged, and the file is smaller; a folder
+ * that is not there and an empty capture are refused with whole messages in English and Japanese.
  */
 #include "answer_key.h"
 #include "capture.h"
@@ -175,4 +176,39 @@ Test(recording_write, trimmed_keeps_every_graded_fact) {
     unlink(out2);
     wb_recording_free(&back);
     fixture_close(&f);
+}
+
+/* A folder that is not there and an empty capture: exit 2 and exit 3, the messages compared whole
+ * in English and in Japanese (this build's catalog, build/share/locale). */
+static void expect_write_errors(const char *lang, const char *unwritable, const char *empty) {
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
+    setenv("WB_LOCALEDIR", dir, 1);
+    cr_assert_eq(wb_i18n_init(lang), 0);
+    fixture f;
+    fixture_open(&f);
+    char out[256], nowhere[256], empty_path[256], expected[1024];
+    snprintf(out, sizeof out, "%s/out.json", f.dir);
+    snprintf(nowhere, sizeof nowhere, "%s/not-there/out.json", f.dir);
+    wb_error err = {0};
+    cr_assert_eq(wb_recording_write(nowhere, "00_probe", f.rec.recorded_at, f.rec.runs, f.paths, 2, NULL, &err), WB_EXIT_INPUT);
+    snprintf(expected, sizeof expected, unwritable, nowhere);
+    cr_assert_str_eq(err.message, expected, "%s", lang);
+    snprintf(empty_path, sizeof empty_path, "%s/empty.json", f.dir);
+    FILE *e = fopen(empty_path, "w");
+    cr_assert_not_null(e);
+    fclose(e);
+    const char *paths[2] = {f.paths[0], empty_path};
+    wb_error err2 = {0};
+    cr_assert_eq(wb_recording_write(out, "00_probe", f.rec.recorded_at, f.rec.runs, paths, 2, NULL, &err2), WB_EXIT_CAPTURE);
+    snprintf(expected, sizeof expected, empty, empty_path);
+    cr_assert_str_eq(err2.message, expected, "%s", lang);
+    cr_assert_eq(file_size(out), -1, "a failed write leaves no recording");
+    unlink(empty_path);
+    fixture_close(&f);
+}
+
+Test(recording_write, its_errors_are_said_whole_in_english_and_japanese) {
+    expect_write_errors("en", "%s: cannot write the recording (is the folder writable?)", "%s: the capture is empty");
+    expect_write_errors("ja", "%s: 記録を書き込めません (フォルダに書き込めますか?)", "%s: キャプチャが空です");
 }

@@ -136,6 +136,16 @@ contains_ja "$out" "キャプチャが壊れています: kernels[0] の項目 '
 out=$(LANG=C.UTF-8 COLUMNS=80 "$GRADER" diff "$T/corrupt.json:eager" "$T/corrupt.json:graph" 2>&1)
 expect_rc $rc_ja $? "a corrupt capture: the same exit code in both languages"
 contains "$out" "corrupt capture: kernels[0] field 'start' is missing or not a non-negative integer. Re-record it" "a corrupt capture, in English"
+python3 - "$PROBE_REC" "$T/duplicate.json" <<'PY'
+import json, sys
+text = json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"))
+open(sys.argv[2], "w").write(text.replace('"memsets":[', '"memsets":[],"memsets":[', 1))
+PY
+out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" diff "$T/duplicate.json:eager" "$T/duplicate.json:graph" 2>&1); rc_ja=$?
+contains_ja "$out" "JSON として正しくありません: オブジェクトのキーが重複しています (ファイルが途中で切れているか壊れています。記録し直してください)" "a duplicate key, in Japanese"
+out=$(LANG=C.UTF-8 COLUMNS=80 "$GRADER" diff "$T/duplicate.json:eager" "$T/duplicate.json:graph" 2>&1)
+expect_rc $rc_ja $? "a duplicate key: the same exit code in both languages"
+contains "$out" "not valid JSON: duplicate object key (the file is truncated or corrupt; re-record it)" "a duplicate key, in English"
 mv "$L/traces" "$T/traces.away"
 out=$(LANG=ja_JP.UTF-8 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay 2>&1)
 contains_ja "$out" "再生する記録 (traces/*.json) がなく、実機でキャプチャする GPU もありません。" "no recording, in Japanese"
