@@ -11,22 +11,13 @@
 #include "course_fixture.h"
 #include "lesson.h"
 #include "paths.h"
+#include "speak.h"
 #include "wb_base.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The catalog of this build (build/share/locale), whatever folder the test runs from. */
-static void speak(const char *lang) {
-    const char *build = getenv("WB_BUILD_DIR");
-    cr_assert(build && *build, "WB_BUILD_DIR is not set (ctest sets it)");
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/share/locale", build);
-    setenv("WB_LOCALEDIR", dir, 1);
-    cr_assert_eq(wb_i18n_init(lang), 0);
-}
 
 static void expect_message(const wb_error *err, const char *expected) {
     cr_assert_eq(err->code, WB_EXIT_INPUT, "exit %d: %s", err->code, err->message);

@@ -10,6 +10,7 @@
 #include "grade.h"
 #include "lesson.h"
 #include "python_probe.h"
+#include "speak.h"
 #include "versions.h"
 
 #include <criterion/criterion.h>
@@ -167,15 +168,6 @@ Test(pytorch, a_pattern_that_is_no_regex_is_refused) {
 }
 
 /* ---- the interpreter probe ---------------------------------------------------------------------- */
-
-/* Messages in a language, from this build's catalog (build/share/locale); each Test runs in its
- * own process, so the language chosen stays in it. */
-static void speak(const char *lang) {
-    char locale_dir[4200];
-    snprintf(locale_dir, sizeof locale_dir, "%s/share/locale", getenv("WB_BUILD_DIR") ? getenv("WB_BUILD_DIR") : ".");
-    setenv("WB_LOCALEDIR", locale_dir, 1);
-    cr_assert_eq(wb_i18n_init(lang), 0);
-}
 
 static char dir[] = "/tmp/wb-test-pytorch-XXXXXX";
 static char path[256]; /* the fake interpreter */

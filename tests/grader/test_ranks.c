@@ -21,6 +21,7 @@
 #include "lesson.h"
 #include "overlap.h"
 #include "predictions.h"
+#include "speak.h"
 #include "timeline_html.h"
 #include "time_facts.h"
 
@@ -406,18 +407,6 @@ Test(ranks, an_incomplete_rank_is_named) {
     scratch_close(&s);
 }
 
-Test(ranks, missing_rank_is_exit_3_naming_it) {
-    scratch s;
-    scratch_open(&s);
-    write_rank(s.base, 0, 3);
-    write_rank(s.base, 1, 3);
-    wb_error err = {0};
-    cr_assert_eq(wb_rank_captures_merge(s.base, 3, "wb_ranks (variant two)", &err), WB_EXIT_CAPTURE);
-    cr_assert(strstr(err.message, "rank 2 of its 3") && strstr(err.message, "wb_ranks (variant two)"), "%s", err.message);
-    cr_assert(!exists(s.base), "a merged capture was written though a rank is missing");
-    scratch_close(&s);
-}
-
 Test(ranks, world_size_disagreeing_or_extra_rank_is_exit_3) {
     scratch s;
     scratch_open(&s);
@@ -435,16 +424,6 @@ Test(ranks, world_size_disagreeing_or_extra_rank_is_exit_3) {
 }
 
 /* ---- the merge's errors, whole, in English and in Japanese ------------------------------------ */
-
-/* The catalog of this build (build/share/locale); wb_i18n_init may be called again. */
-static void speak(const char *lang) {
-    const char *build = getenv("WB_BUILD_DIR");
-    cr_assert(build && *build, "WB_BUILD_DIR is not set (ctest sets it)");
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/share/locale", build);
-    setenv("WB_LOCALEDIR", dir, 1);
-    cr_assert_eq(wb_i18n_init(lang), 0);
-}
 
 /* One member of a rank's file set to value (taken), the rest as write_rank wrote it. */
 static void set_member(const char *base, int rank, const char *key, json_t *value) {
@@ -479,7 +458,7 @@ static void expect_merge_error(const scratch *s, int world_size, const char *en,
     "実行が不完全なので採点していません。各ランクは最初の CUDA 呼び出しより前に WB_RANK と WB_WORLD_SIZE を設定し、CUDA " \
     "呼び出しを少なくとも 1 回行う必要があります。起動しなかったランクや強制終了された (SIGKILL) ランクは何も書きません"
 
-Test(ranks, missing_ranks_are_said_whole_in_english_and_japanese) {
+Test(ranks, missing_ranks_are_exit_3_and_said_whole_in_english_and_japanese) {
     scratch s;
     scratch_open(&s);
     write_rank(s.base, 0, 3);
