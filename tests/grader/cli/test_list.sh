@@ -73,7 +73,10 @@ out=$("$GRADER" list 2>&1)
 contains "$out" "revealed" "trace shown first"
 contains "$out" "trace seen before predicting" "says why"
 right_predictions lessons/01_two/predictions.yaml 01_two
-"$GRADER" check lessons/01_two >/dev/null 2>&1
+out=$("$GRADER" check lessons/01_two 2>&1)
+contains "$out" "Every lesson is graded." "check's closing line once the last lesson is graded"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check lessons/01_two 2>&1)
+contains "$out" "すべてのレッスンを採点済みです。" "check's closing line in Japanese"
 out=$("$GRADER" list 2>&1)
 contains "$out" "after seeing the trace" "graded after a reveal is no first try"
 contains "$out" "Every lesson is graded." "nothing left"
