@@ -687,7 +687,7 @@ static int run_check(const check_options *o, wb_error *err) {
         if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
         char leftover[4200];
         if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
-            fprintf(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
+            wb_cli_print_linef(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
                     "%s lacks. Compare the two, then delete it.\n"), leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (part_view.n == 0) {
@@ -762,7 +762,7 @@ static int run_check(const check_options *o, wb_error *err) {
     if (wb_file_exists(key_path)) {
         wb_error key_err = {0};
         have_key = wb_answer_key_load(key_path, &key, &key_err) == 0;
-        if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
+        if (!have_key && !json) wb_cli_print_linef(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
     }
 
     out = json ? json_object() : NULL;
@@ -818,7 +818,7 @@ static int run_check(const check_options *o, wb_error *err) {
             size_t still_sealed = 0;
             have_key = wb_sealed_key_open(sealed_path, &lesson, rec.runs[0].capture.arch, &grade, &key, &still_sealed,
                                           &key_err) == 0;
-            if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
+            if (!have_key && !json) wb_cli_print_linef(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
             if (still_sealed && !json)
                 fprintf(stderr, wb_ngettext("note: %zu explanation stay sealed: this capture differs from the verified answers\n",
                                             "note: %zu explanations stay sealed: this capture differs from the verified answers\n",

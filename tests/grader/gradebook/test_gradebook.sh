@@ -209,11 +209,20 @@ contains "$out" "すでに成績簿にあります (同じファイル)。何も
 contains "$out" "取り込み 0 件、既存 1 件、拒否 0 件。成績簿" "import's totals in Japanese"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook report 2>&1); expect_rc 2 $? "report without --db, in Japanese"
 contains "$out" "どの成績簿ですか？ --db FILE を指定してください" "report without --db, in Japanese"
-out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); expect_rc 2 $? "a file that is no gradebook, in Japanese"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); expect_rc 2 $? "a file that is no gradebook, in Japanese"
 [ "$out" = "grader gradebook: $WORK/not.db: 成績簿ではないか、書き込めません (成績簿は grader gradebook import が作ります): file is not a database" ] ||
     fail "a file that is no gradebook, in Japanese: $out"
-out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/unknown-range.json" --db "$DB" 2>&1); expect_rc 2 $? "a range the lesson does not have, in Japanese"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/unknown-range.json" --db "$DB" 2>&1); expect_rc 2 $? "a range the lesson does not have, in Japanese"
 contains "$out" "unknown-range.json (レッスン $lesson の初回の回答を予測ファイルにしたもの):3: 予測 '$question': レッスン $lesson にレンジ 'nope' はありません (あるのは: " "a range the lesson does not have, in Japanese"
-out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/list.json" --db "$DB" 2>&1); expect_rc 2 $? "a list, not a submission, in Japanese"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/list.json" --db "$DB" 2>&1); expect_rc 2 $? "a list, not a submission, in Japanese"
 contains "$out" "grader gradebook: $WORK/bad/list.json: ファイルの最上位が JSON オブジェクトではありません。grader submit が書き出した提出物ではありません (docs/gradebook.md): 学習者に grader submit をもう一度実行してもらい、そのファイルをそのまま送ってもらってください" "a list, not a submission, in Japanese"
+# Japanese has no spaces for a log to split at: its error lines wrap to the terminal
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/list.json" --db "$DB" >"$WORK/list-ja.txt" 2>&1
+python3 - "$WORK/list-ja.txt" <<'PY' || fail "a Japanese error of grader gradebook passes 80 display columns"
+import sys, unicodedata
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+width = lambda l: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
+bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
+assert len(lines) > 1 and not bad, bad
+PY
 finish
