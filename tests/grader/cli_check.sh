@@ -160,6 +160,29 @@ printf 'lesson: 00_probe\npredictions:\n  - id: a\n    variant: eager\n    range
 out=$($GRADER check $L --predictions $WORK/range.yaml 2>&1); rc=$?
 expect_rc 2 $rc "unknown range"
 contains "$out" "unknown range 'nope'" "unknown range"
+# a prediction of a range or a variant the lesson does not have, whole (COLUMNS=400: one line), in
+# English and in Japanese; the Japanese wrapped to 80 columns stays within them
+printf 'lesson: 00_probe\npredictions:\n  - id: a\n    variant: lazy\n    range: two_kernels\n    kernels: 1\n' > $WORK/variant.yaml
+ranges="setup, measured, step, two_kernels, memset, copy, gemm, outer, inner, empty"
+refusal() { # LANG FILE WANT: grader check exits 2 with WANT as its whole message
+    local out rc
+    out=$(COLUMNS=400 LANG=$1 $GRADER check $L --predictions $WORK/$2 2>&1); rc=$?
+    expect_rc 2 $rc "$2 in $1"
+    [ "$out" = "$3" ] || fail "$2 in $1: '$out', expected '$3'"
+}
+refusal C.UTF-8 range.yaml "grader check: $WORK/range.yaml:3: prediction 'a': unknown range 'nope' (lesson 00_probe has: $ranges)"
+refusal ja_JP.UTF-8 range.yaml "grader check: $WORK/range.yaml:3: 予測 'a': レッスン 00_probe にレンジ 'nope' はありません (あるのは: $ranges)"
+refusal C.UTF-8 variant.yaml "grader check: $WORK/variant.yaml:3: prediction 'a': unknown variant 'lazy' (lesson 00_probe has: eager, graph)"
+refusal ja_JP.UTF-8 variant.yaml "grader check: $WORK/variant.yaml:3: 予測 'a': レッスン 00_probe にバリアント 'lazy' はありません (あるのは: eager, graph)"
+COLUMNS=80 LANG=ja_JP.UTF-8 $GRADER check $L --predictions $WORK/range.yaml >$WORK/range-ja.txt 2>&1
+python3 - $WORK/range-ja.txt <<'PY' || fail "the Japanese unknown range passes 80 display columns (above)"
+import sys, unicodedata
+width = lambda l: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+bad = [l for l in lines if width(l) > 80]
+for l in bad: print("%d columns: %s" % (width(l), l))
+sys.exit(1 if bad or len(lines) < 3 else 0)
+PY
 out=$($GRADER check $L --predictions $WORK/missing.yaml 2>&1); rc=$?
 expect_rc 2 $rc "missing file"
 contains "$out" "missing.yaml: no such predictions file" "missing file"

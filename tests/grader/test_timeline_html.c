@@ -89,6 +89,17 @@ Test(timeline, draws_a_floor_where_one_is_given) {
     wb_recording_free(&rec);
 }
 
+Test(timeline, a_floor_far_under_the_gpu_time_is_not_rounded_to_zero) {
+    wb_recording rec;
+    make(&rec);
+    wb_range_floor floors[] = {{"eager", "gelu", 10.0, "overhead"}}; /* 10 ns of the 3 us the kernel ran */
+    wb_timeline_context ctx = {"09_test", "replay", floors, 1};
+    render(&ctx, &rec);
+    cr_assert(strstr(page, "floor 0.01 &#181;s (under 1% of the GPU time)"), "%s", page);
+    cr_assert(!strstr(page, "(0% of the GPU time)"));
+    wb_recording_free(&rec);
+}
+
 Test(timeline, floors_come_from_declared_work_and_calibration) {
     wb_recording rec;
     make(&rec);

@@ -52,6 +52,21 @@ void wb_cli_print_line(FILE *f, const char *text, int col, int indent) {
     }
 }
 
+void wb_cli_print_linef(FILE *f, const char *format, ...) {
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, format);
+    int n = vasprintf(&text, format, ap);
+    va_end(ap);
+    if (n < 0) { /* out of memory: the format itself, which names what happened */
+        fputs(format, f);
+        return;
+    }
+    if (n > 0 && text[n - 1] == '\n') text[n - 1] = '\0';
+    wb_cli_print_line(f, text, 0, 2);
+    free(text);
+}
+
 int wb_cli_format_ok(const char *format) { return format && (!strcmp(format, "text") || !strcmp(format, "json")); }
 
 void wb_cli_print_json(json_t *value) {

@@ -91,6 +91,9 @@ int wb_cli_finish(const char *command, int rc, const char *message);
  * no spaces to break at and no such readers: it is wrapped to the terminal's width (term.h) from
  * column col, continuation lines indented by indent. */
 void wb_cli_print_line(FILE *f, const char *text, int col, int indent);
+/* The same for a printf format (one final newline of it dropped), from column 0, continuation
+ * lines indented by 2: a note or an error line of a command. */
+void wb_cli_print_linef(FILE *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* 1 when format is "text" or "json". */
 int wb_cli_format_ok(const char *format);

@@ -76,7 +76,8 @@ static int parse(int argc, char **argv, check_options *o) {
 
 /* The first lesson (or part of one) in course order that is not graded yet, as grader list
  * shows it: its folder into buf, its part ("" for the main part) into part. With after (a
- * lesson's name) the search starts past that lesson's part after_part, and wraps around. */
+ * lesson's name) the search starts past that lesson's part after_part, and wraps around. With
+ * every lesson graded, buf is "". */
 static int next_unfinished_after(const char *after, const char *after_part, char *buf, size_t cap, char *part, size_t part_cap,
                                  wb_error *err) {
     char root[4096], state[4096];
@@ -98,6 +99,7 @@ static int next_unfinished_after(const char *after, const char *after_part, char
         size_t i = (from + k) % n;
         if (wb_next_lesson(&s[i], 1) == 0) next = (long)i;
     }
+    buf[0] = part[0] = '\0';
     if (next >= 0) {
         snprintf(buf, cap, "%s", s[next].dir);
         snprintf(part, part_cap, "%s", s[next].part);
@@ -105,13 +107,13 @@ static int next_unfinished_after(const char *after, const char *after_part, char
     free(s);
     json_decref(progress);
     wb_course_free(&course);
-    if (rc) return rc;
-    if (next < 0) return wb_fail(err, WB_EXIT_INPUT, "%s", _("every lesson is graded; give a lesson folder to check one again"));
-    return 0;
+    return rc;
 }
 
 static int next_unfinished(char *buf, size_t cap, char *part, size_t part_cap, wb_error *err) {
-    return next_unfinished_after(NULL, NULL, buf, cap, part, part_cap, err);
+    if (next_unfinished_after(NULL, NULL, buf, cap, part, part_cap, err)) return err->code;
+    if (!buf[0]) return wb_fail(err, WB_EXIT_INPUT, "%s", _("every lesson is graded; give a lesson folder to check one again"));
+    return 0;
 }
 
 /* The lesson's program: main.cu or main.c, else its first .cu or .c file (lesson 04's train.c). */
@@ -158,11 +160,12 @@ static void name_next_lesson(FILE *f, const char *lesson_dir, const char *part) 
 static void say_next(FILE *f, const char *lesson, const char *graded_part) {
     char dir[4096], part[64], shown[4200];
     wb_error ignored = {0};
-    if (next_unfinished_after(lesson, graded_part, dir, sizeof dir, part, sizeof part, &ignored) != 0) {
-        if (strstr(ignored.message, "every lesson is graded")) fprintf(f, "\nEvery lesson is graded.\n");
+    if (next_unfinished_after(lesson, graded_part, dir, sizeof dir, part, sizeof part, &ignored) != 0) return;
+    if (!dir[0]) {
+        fprintf(f, "\n%s\n", _("Every lesson is graded."));
         return;
     }
-    fprintf(f, "\nNext: grader check %s%s%s\n", wb_cli_display_path(dir, shown, sizeof shown), part[0] ? " --part " : "", part);
+    fprintf(f, _("\nNext: grader check %s%s%s\n"), wb_cli_display_path(dir, shown, sizeof shown), part[0] ? " --part " : "", part);
 }
 
 /* On a terminal, before the questions of a lesson named by check itself: 1 to go on, 0 to stop. */
@@ -261,7 +264,10 @@ static int ask_open(const wb_prediction_set *p, const wb_lesson *l, wb_error *er
             if (f->predicted >= 0) continue;
             if (!header) {
                 printf("\n%s%s%s ", wb_bold(stdout), q->id, wb_reset(stdout));
-                printf(_("(variant %s, range %s)\n"), wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
+                char where[400]; /* long ids and range names reach the margin: wrapped after the id */
+                snprintf(where, sizeof where, _("(variant %s, range %s)"),
+                         wb_prediction_variant(q, l) ? wb_prediction_variant(q, l) : "-", q->range);
+                wb_wrap(stdout, where, (int)wb_columns(q->id) + 1, 2, wb_term_width(stdout));
                 if (question) {
                     fputs("  ", stdout);
                     wb_wrap(stdout, wb_question_ask(l, question), 2, 2, wb_term_width(stdout));
@@ -557,9 +563,9 @@ static int reveal(FILE *f, const wb_timeline_context *tl, int long_names, const 
                          "  (trace-whole-run.json beside it holds the whole run, start-up included)\n"),
                     timeline, trace);
         if (!rc && (trace_left_out || whole_left_out)) {
-            char note[300];
-            snprintf(note, sizeof note, "The traces stop at %zu records a file (docs/limits.md): %zu later records are left "
-                     "out of trace.json, %zu of trace-whole-run.json; each says where it stops.", wb_trace_max_records(),
+            char note[600];
+            snprintf(note, sizeof note, _("The traces stop at %zu records a file (docs/limits.md): %zu later records are left "
+                     "out of trace.json, %zu of trace-whole-run.json; each says where it stops."), wb_trace_max_records(),
                      trace_left_out, whole_left_out);
             fputs("  ", f);
             wb_wrap(f, note, 2, 2, style.width);
@@ -681,7 +687,7 @@ static int run_check(const check_options *o, wb_error *err) {
         if (wb_predictions_of_part(&preds, &lesson, part, &part_view)) { rc = wb_fail(err, WB_EXIT_INPUT, "%s", _("out of memory")); goto out; }
         char leftover[4200];
         if (!json && wb_predictions_leftover(predictions_path, leftover, sizeof leftover))
-            fprintf(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
+            wb_cli_print_linef(stderr, _("note: %s was left by a save of your answers that was interrupted; it may hold answers that "
                     "%s lacks. Compare the two, then delete it.\n"), leftover, predictions_path);
         if ((rc = wb_predictions_check_lesson(&preds, &lesson, err))) goto out;
         if (part_view.n == 0) {
@@ -756,7 +762,7 @@ static int run_check(const check_options *o, wb_error *err) {
     if (wb_file_exists(key_path)) {
         wb_error key_err = {0};
         have_key = wb_answer_key_load(key_path, &key, &key_err) == 0;
-        if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
+        if (!have_key && !json) wb_cli_print_linef(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
     }
 
     out = json ? json_object() : NULL;
@@ -812,7 +818,7 @@ static int run_check(const check_options *o, wb_error *err) {
             size_t still_sealed = 0;
             have_key = wb_sealed_key_open(sealed_path, &lesson, rec.runs[0].capture.arch, &grade, &key, &still_sealed,
                                           &key_err) == 0;
-            if (!have_key && !json) fprintf(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
+            if (!have_key && !json) wb_cli_print_linef(stderr, _("note: explanations unavailable: %s\n"), key_err.message);
             if (still_sealed && !json)
                 fprintf(stderr, wb_ngettext("note: %zu explanation stay sealed: this capture differs from the verified answers\n",
                                             "note: %zu explanations stay sealed: this capture differs from the verified answers\n",

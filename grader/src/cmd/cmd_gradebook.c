@@ -55,7 +55,7 @@ static void import_one(sqlite3 *db, wb_regrader *r, const char *path, import_tot
     wb_import_result res;
     wb_error err = {0};
     if (wb_gradebook_import(db, r, path, &res, &err)) {
-        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        wb_cli_print_linef(stderr, "grader gradebook: %s", err.message);
         t->refused++;
         return;
     }
@@ -93,11 +93,11 @@ static int run_import(const char *const *inputs, size_t n, const char *db_path) 
     wb_regrader r;
     sqlite3 *db = NULL;
     if (wb_find_root(root, sizeof root, &err) || wb_regrader_init(&r, root, &err)) {
-        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        wb_cli_print_linef(stderr, "grader gradebook: %s", err.message);
         return err.code;
     }
     if (wb_gradebook_open(db_path, 1, &db, &err)) {
-        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        wb_cli_print_linef(stderr, "grader gradebook: %s", err.message);
         wb_regrader_free(&r);
         return err.code;
     }
@@ -110,11 +110,11 @@ static int run_import(const char *const *inputs, size_t n, const char *db_path) 
         struct dirent **names = NULL;
         int k = scandir(inputs[i], &names, is_json, alphasort);
         if (k < 0) {
-            fprintf(stderr, _("grader gradebook: %s: cannot list the folder (%s)\n"), inputs[i], strerror(errno));
+            wb_cli_print_linef(stderr, _("grader gradebook: %s: cannot list the folder (%s)\n"), inputs[i], strerror(errno));
             t.refused++;
             continue;
         }
-        if (k == 0) fprintf(stderr, _("grader gradebook: note: %s holds no *.json file\n"), inputs[i]);
+        if (k == 0) wb_cli_print_linef(stderr, _("grader gradebook: note: %s holds no *.json file\n"), inputs[i]);
         for (int j = 0; j < k; j++) {
             char path[8192];
             snprintf(path, sizeof path, "%s/%s", inputs[i], names[j]->d_name);
@@ -155,7 +155,7 @@ static int run_report(const char *db_path, const char *format, wb_gb_table table
     wb_gb_report r;
     if (wb_gradebook_open(db_path, 0, &db, &err) || wb_gb_report_build(db, &r, &err)) {
         wb_gradebook_close(db);
-        fprintf(stderr, "grader gradebook: %s\n", err.message);
+        wb_cli_print_linef(stderr, "grader gradebook: %s", err.message);
         return err.code;
     }
     wb_gradebook_close(db);
@@ -171,7 +171,7 @@ static int run_report(const char *db_path, const char *format, wb_gb_table table
         if (!rc && rename(tmp, out) != 0) rc = -1;
         if (rc) {
             unlink(tmp);
-            fprintf(stderr, _("grader gradebook: %s: cannot write the report (%s): give another --out FILE\n"), out, strerror(errno));
+            wb_cli_print_linef(stderr, _("grader gradebook: %s: cannot write the report (%s): give another --out FILE\n"), out, strerror(errno));
         }
     }
     wb_gb_report_free(&r);

@@ -87,7 +87,7 @@ int cmd_lint(int argc, char **argv) {
             return err.code;
         }
         n = lesson_folders(root, &dirs);
-        if (n == 0) fprintf(stderr, _("grader lint: %s/lessons holds no lesson folders (NN_name)\n"), root);
+        if (n == 0) wb_cli_print_linef(stderr, _("grader lint: %s/lessons holds no lesson folders (NN_name)\n"), root);
     }
     int json = !strcmp(format, "json");
     json_t *reports = json_array();

@@ -116,7 +116,7 @@ static json_t *status_json(const wb_lesson_status *s) {
 int cmd_list(int argc, char **argv) {
     const char *format = "text"; /* text | json */
     const wb_cli_option options[] = {{"--format", WB_CLI_FORMAT, .text = &format}};
-    wb_cli_spec spec = {.command = "list", .usage = LIST_USAGE, .options = options, .n_options = 1, .unknown = "unexpected argument %s"};
+    wb_cli_spec spec = {.command = "list", .usage = LIST_USAGE, .options = options, .n_options = 1, .unknown = N_("unexpected argument %s")};
     int parsed = wb_cli_parse(&spec, argc, argv);
     if (parsed) return parsed == WB_CLI_HELP ? WB_EXIT_OK : parsed;
     wb_error err = {0};

@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, verify_options *o, const char *command, 
                      .too_many = N_("unexpected argument %s"), .unknown = N_("unexpected argument %s")};
     int rc = wb_cli_parse(&s, argc, argv);
     if (!rc && o->replay && o->repeat > 1) {
-        fprintf(stderr, _("grader %s: --repeat needs live runs; it cannot be combined with --replay\n"), command);
+        wb_cli_print_linef(stderr, _("grader %s: --repeat needs live runs; it cannot be combined with --replay\n"), command);
         return WB_EXIT_INPUT;
     }
     return rc;
@@ -146,7 +146,7 @@ static int run_verify(const verify_options *o, wb_error *err) {
                          : wb_fail(err, WB_EXIT_CAPTURE, _("--repeat needs a CUDA device: it runs the lesson live"));
         goto out;
     }
-    if (no_torch[0] && !json) fprintf(stderr, _("PyTorch cannot run here: %s. Verifying against the recording instead.\n"), no_torch);
+    if (no_torch[0] && !json) wb_cli_print_linef(stderr, _("PyTorch cannot run here: %s. Verifying against the recording instead.\n"), no_torch);
     /* Which architecture's answers: the live GPU's, or (replay) the recording's. The variants to
      * capture come from those answers. */
     const wb_arch_answers *answers = NULL;

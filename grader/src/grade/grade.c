@@ -15,26 +15,29 @@ const char *wb_prediction_variant(const wb_prediction *p, const wb_lesson *l) {
 int wb_predictions_check_lesson(const wb_prediction_set *p, const wb_lesson *l, wb_error *err) {
     char list[1024];
     if (strcmp(p->lesson, l->lesson) != 0)
-        return wb_fail_at(err, WB_EXIT_INPUT, p->path, 1, 0, "'lesson: %s' but this is lesson %s; are these the right predictions?",
+        return wb_fail_at(err, WB_EXIT_INPUT, p->path, 1, 0, _("'lesson: %s' but this is lesson %s; are these the right predictions?"),
                           p->lesson, l->lesson);
     for (size_t i = 0; i < p->n; i++) {
         const wb_prediction *q = &p->items[i];
         if (q->variant && !wb_lesson_variant(l, q->variant))
-            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, "prediction '%s': unknown variant '%s' (lesson %s has: %s)",
+            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, _("prediction '%s': unknown variant '%s' (lesson %s has: %s)"),
                               q->id, q->variant, l->lesson, wb_lesson_variant_list(l, list, sizeof list));
         if (!q->variant && l->n_variants > 1)
             return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0,
-                              "prediction '%s' needs 'variant:' because lesson %s runs several (%s)", q->id, l->lesson,
+                              _("prediction '%s' needs 'variant:' because lesson %s runs several (%s)"), q->id, l->lesson,
                               wb_lesson_variant_list(l, list, sizeof list));
         if (!wb_lesson_has_range(l, q->range))
-            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, "prediction '%s': unknown range '%s' (lesson %s has: %s)",
+            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, _("prediction '%s': unknown range '%s' (lesson %s has: %s)"),
                               q->id, q->range, l->lesson, wb_lesson_range_list(l, list, sizeof list));
         const char *variant = wb_prediction_variant(q, l);
         int ranks = wb_lesson_world_size(l, variant);
         if (q->rank >= ranks)
-            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0, "prediction '%s': rank %d, but variant %s runs %d "
-                              "process%s (ranks 0 to %d); remove 'rank:' to count over all of them", q->id, q->rank,
-                              variant ? variant : "?", ranks, ranks == 1 ? "" : "es", ranks - 1);
+            return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->line, 0,
+                              wb_ngettext("prediction '%s': rank %d, but variant %s runs %d process (ranks 0 to %d); remove "
+                                          "'rank:' to count over all of them",
+                                          "prediction '%s': rank %d, but variant %s runs %d processes (ranks 0 to %d); remove "
+                                          "'rank:' to count over all of them", (unsigned long)ranks),
+                              q->id, q->rank, variant ? variant : "?", ranks, ranks - 1);
     }
     return 0;
 }
@@ -130,14 +133,20 @@ static int check_bound_inputs(const wb_prediction_set *p, const wb_prediction *q
         if (!wb_fact_value_of(&q->facts[j])->judged || q->facts[j].predicted < 0) continue;
         if (!l || !wb_lesson_work(l, variant, q->range))
             return wb_fail_at(err, WB_EXIT_INPUT, p->path, q->facts[j].line, q->facts[j].column,
-                              "prediction '%s' asks the bound of range '%s' (variant %s), but %s declares no work for it, so "
-                              "its bound cannot be judged. Instructors: add {variant: %s, range: %s, flops: ..., bytes: ...} "
-                              "under 'work:' (docs/lesson-format.md); learners: remove 'bound' from this prediction",
+                              _("prediction '%s' asks the bound of range '%s' (variant %s), but %s declares no work for it, so "
+                                "its bound cannot be judged. Instructors: add {variant: %s, range: %s, flops: ..., bytes: ...} "
+                                "under 'work:' (docs/lesson-format.md); learners: remove 'bound' from this prediction"),
                               q->id, q->range, variant ? variant : "?", l ? l->path : "lesson.yaml", variant ? variant : "?", q->range);
+        /* a recording read from a file has its path; one without gets its own sentence, not a
+         * fragment pasted where the path goes (Japanese orders the words otherwise) */
+        if (!rec->calibration.present && rec->path)
+            return wb_fail(err, WB_EXIT_CAPTURE, _("%s holds no calibration of the GPU (copy bandwidth, matrix rate), which "
+                           "prediction '%s' needs for its bound; re-record the lesson with grader record, or check live"),
+                           rec->path, q->id);
         if (!rec->calibration.present)
-            return wb_fail(err, WB_EXIT_CAPTURE, "%s holds no calibration of the GPU (copy bandwidth, matrix rate), which "
-                           "prediction '%s' needs for its bound; re-record the lesson with grader record, or check live",
-                           rec->path ? rec->path : "the capture", q->id);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("the capture holds no calibration of the GPU (copy bandwidth, matrix rate), "
+                           "which prediction '%s' needs for its bound; re-record the lesson with grader record, or check live"),
+                           q->id);
     }
     return 0;
 }
@@ -146,24 +155,37 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
     size_t total = 0;
     for (size_t i = 0; i < p->n; i++) total += p->items[i].n_facts;
     out->facts = calloc(total + 1, sizeof *out->facts);
-    if (!out->facts) return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+    if (!out->facts) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
 
     for (size_t i = 0; i < p->n; i++) {
         const wb_prediction *q = &p->items[i];
         const char *variant = wb_prediction_variant(q, l);
         const wb_run *run = variant ? wb_recording_run(rec, variant) : (rec->n_runs == 1 ? &rec->runs[0] : NULL);
+        if (!run && rec->path)
+            return wb_fail(err, WB_EXIT_CAPTURE, _("%s: no capture of variant '%s', which prediction '%s' needs; re-record the "
+                           "lesson (grader record) or run live"), rec->path, variant ? variant : "?", q->id);
         if (!run)
-            return wb_fail(err, WB_EXIT_CAPTURE, "%s: no capture of variant '%s', which prediction '%s' needs; re-record the lesson "
-                           "(grader record) or run live", rec->path ? rec->path : "the capture", variant ? variant : "?", q->id);
+            return wb_fail(err, WB_EXIT_CAPTURE, _("the capture: no capture of variant '%s', which prediction '%s' needs; "
+                           "re-record the lesson (grader record) or run live"), variant ? variant : "?", q->id);
         if (check_bound_inputs(p, q, l, run->variant, rec, err)) return err->code;
-        if (q->rank >= wb_capture_ranks(&run->capture))
-            return wb_fail(err, WB_EXIT_CAPTURE, "%s: the capture of variant '%s' holds %d process%s, but prediction '%s' asks "
-                           "about rank %d; re-record the lesson (grader record) or run live", rec->path ? rec->path : "the capture",
-                           run->variant, wb_capture_ranks(&run->capture), wb_capture_ranks(&run->capture) == 1 ? "" : "es",
-                           q->id, q->rank);
+        int ranks = wb_capture_ranks(&run->capture);
+        if (q->rank >= ranks && rec->path)
+            return wb_fail(err, WB_EXIT_CAPTURE,
+                           wb_ngettext("%s: the capture of variant '%s' holds %d process, but prediction '%s' asks about rank %d; "
+                                       "re-record the lesson (grader record) or run live",
+                                       "%s: the capture of variant '%s' holds %d processes, but prediction '%s' asks about rank "
+                                       "%d; re-record the lesson (grader record) or run live", (unsigned long)ranks),
+                           rec->path, run->variant, ranks, q->id, q->rank);
+        if (q->rank >= ranks)
+            return wb_fail(err, WB_EXIT_CAPTURE,
+                           wb_ngettext("the capture: the capture of variant '%s' holds %d process, but prediction '%s' asks about "
+                                       "rank %d; re-record the lesson (grader record) or run live",
+                                       "the capture: the capture of variant '%s' holds %d processes, but prediction '%s' asks "
+                                       "about rank %d; re-record the lesson (grader record) or run live", (unsigned long)ranks),
+                           run->variant, ranks, q->id, q->rank);
         wb_occurrences occ;
         if (wb_find_occurrences_on(&run->capture, q->range, q->rank < 0 ? WB_ALL_RANKS : q->rank, &occ))
-            return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+            return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
         double *gpu = calloc(occ.n + 1, sizeof *gpu), *wall = calloc(occ.n + 1, sizeof *wall);
         for (size_t k = 0; k < occ.n && gpu && wall; k++) {
             gpu[k] = wb_occurrence_gpu_us(&run->capture, &occ.items[k]);
@@ -190,7 +212,7 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
                 free(own);
                 if (failed) {
                     free(gpu), free(wall), wb_occurrences_free(&occ);
-                    return wb_fail(err, WB_EXIT_INPUT, "out of memory");
+                    return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
                 }
                 out->right += (size_t)g->right;
                 continue;
@@ -199,7 +221,7 @@ static int grade(const wb_prediction_set *p, const wb_lesson *l, const wb_record
             g->per_occurrence = calloc(occ.n + 1, sizeof *g->per_occurrence);
             if (!g->per_occurrence) {
                 free(gpu), free(wall), wb_occurrences_free(&occ);
-                return wb_fail(err, WB_EXIT_INPUT, "out of memory while grading; nothing was graded");
+                return wb_fail(err, WB_EXIT_INPUT, _("out of memory while grading; nothing was graded"));
             }
             int agree = occ.n > 0;
             for (size_t k = 0; k < occ.n && g->per_occurrence; k++) {

@@ -94,7 +94,7 @@ static json_t *seal_one(const wb_lesson *l, const wb_question *q, const wb_arch_
     const wb_prediction *p = wb_predictions_find(&a->answers, q->id);
     if (!p) return NULL;
     long *values = calloc(q->n_facts + 1, sizeof *values);
-    if (!values) return wb_fail(err, WB_EXIT_INPUT, "out of memory"), NULL;
+    if (!values) return wb_fail(err, WB_EXIT_INPUT, _("out of memory")), NULL;
     for (size_t i = 0; i < q->n_facts; i++) {
         const wb_fact *f = fact_labelled(p, q->facts[i]);
         if (is_time_label(q->facts[i]) || (f && wb_fact_is_time(f->kind))) values[i] = -1;
@@ -123,7 +123,7 @@ static json_t *seal_one(const wb_lesson *l, const wb_question *q, const wb_arch_
         free(hs), free(hi), free(hd), free(ht);
     }
     free(data);
-    if (!o) wb_fail(err, WB_EXIT_INPUT, "cannot seal the explanation of '%s' (OpenSSL or memory)", q->id);
+    if (!o) wb_fail(err, WB_EXIT_INPUT, _("cannot seal the explanation of '%s' (OpenSSL or memory)"), q->id);
     return o;
 }
 
@@ -156,9 +156,9 @@ int wb_sealed_key_write(const wb_lesson *l, const wb_answer_key *key, const char
                             "architectures", archs, "explanations", sealed);
     if (!rc) {
         FILE *f = fopen(path, "wx");
-        if (!f) rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot create it (it may exist already)", path);
+        if (!f) rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot create it (it may exist already)"), path);
         else if (json_dumpf(doc, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fclose(f) != 0)
-            rc = wb_fail(err, WB_EXIT_INPUT, "%s: cannot write it", path);
+            rc = wb_fail(err, WB_EXIT_INPUT, _("%s: cannot write it"), path);
     }
     json_decref(doc);
     return rc;
@@ -235,7 +235,7 @@ int wb_sealed_key_open(const char *path, const wb_lesson *l, const char *arch, c
     if (!doc || strcmp(json_string_value(json_object_get(doc, "format")) ? json_string_value(json_object_get(doc, "format")) : "",
                        SEALED_FORMAT) || !json_is_array(list)) {
         json_decref(doc);
-        return wb_fail_at(err, WB_EXIT_INPUT, path, doc ? 0 : jerr.line, 0, "not a sealed answer key (grader release writes them)");
+        return wb_fail_at(err, WB_EXIT_INPUT, path, doc ? 0 : jerr.line, 0, _("not a sealed answer key (grader release writes them)"));
     }
     out->path = strdup(path);
     out->lesson = strdup(l->lesson);

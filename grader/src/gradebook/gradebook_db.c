@@ -36,10 +36,9 @@ static const char *const MIGRATIONS[WB_GRADEBOOK_SCHEMA] = {
     "CREATE INDEX attempts_by_fact ON attempts(fact_id, try);",
 };
 
-int wb_gradebook_fail(sqlite3 *db, const char *what, wb_error *err) {
+int wb_gradebook_fail(sqlite3 *db, const char *fmt, wb_error *err) {
     const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
-    return wb_fail(err, WB_EXIT_INPUT, "%s: %s: %s",
-                   file && *file ? file : "gradebook", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return wb_fail(err, WB_EXIT_INPUT, fmt, file && *file ? file : "gradebook", db ? sqlite3_errmsg(db) : _("out of memory"));
 }
 
 int wb_gradebook_exec(sqlite3 *db, const char *sql, wb_error *err) {
@@ -66,7 +65,7 @@ static int migrate(sqlite3 *db, const char *path, int target, wb_error *err) {
         int v = wb_gradebook_version(db);
         if (v < 0 || v > WB_GRADEBOOK_SCHEMA) {
             wb_gradebook_exec(db, "ROLLBACK", err);
-            if (v < 0) return wb_gradebook_fail(db, "cannot read its schema version", err);
+            if (v < 0) return wb_gradebook_fail(db, _("%s: cannot read its schema version: %s"), err);
             return wb_fail(err, WB_EXIT_INPUT, _("%s: gradebook schema version %d, newer than this grader's %d: use the grader "
                            "that made it"), path, v, WB_GRADEBOOK_SCHEMA);
         }
@@ -92,13 +91,15 @@ static int use_wal(sqlite3 *db, wb_error *err) {
     for (;;) {
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
-            return wb_gradebook_fail(db, "not a gradebook (grader gradebook import makes one), or it cannot be written", err);
+            return wb_gradebook_fail(db, _("%s: not a gradebook (grader gradebook import makes one), or it cannot be written: "
+                                           "%s"), err);
         int step = sqlite3_step(s);
         int wal = step == SQLITE_ROW && sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
         sqlite3_finalize(s);
         if (wal) return 0;
         if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || waited_ms >= budget_ms)
-            return wb_gradebook_fail(db, "not a gradebook (grader gradebook import makes one), or it cannot be written", err);
+            return wb_gradebook_fail(db, _("%s: not a gradebook (grader gradebook import makes one), or it cannot be written: "
+                                           "%s"), err);
         sqlite3_sleep(pause_ms);
         waited_ms += pause_ms;
         if (pause_ms < 100) pause_ms *= 2;
@@ -110,7 +111,7 @@ int wb_gradebook_open_at(const char *path, int create, int target, sqlite3 **out
     sqlite3 *db = NULL;
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-        int rc = create ? wb_gradebook_fail(db, "cannot open or create the gradebook", err)
+        int rc = create ? wb_gradebook_fail(db, _("%s: cannot open or create the gradebook: %s"), err)
                         : wb_fail(err, WB_EXIT_INPUT, _("%s: no gradebook there (%s): import submissions into it first "
                                   "(grader gradebook import FILE... --db %s)"), path, db ? sqlite3_errmsg(db) : "?", path);
         sqlite3_close(db);

@@ -38,7 +38,10 @@ int wb_gradebook_version(sqlite3 *db);
 /* Runs sql (statements without results); exit 2 with the gradebook's path and SQLite's message. */
 int wb_gradebook_exec(sqlite3 *db, const char *sql, wb_error *err);
 
-/* Exit 2 naming the gradebook's file, with SQLite's message for what failed. */
-int wb_gradebook_fail(sqlite3 *db, const char *what, wb_error *err);
+/* Exit 2 naming the gradebook's file, with SQLite's message for what failed. fmt is the whole
+ * sentence, translated, with two %s: the file, then SQLite's message, as in
+ * _("%s: cannot read the gradebook: %s"); a sentence per failure, never a fragment pasted into
+ * one, so that each language can order its words. */
+int wb_gradebook_fail(sqlite3 *db, const char *fmt, wb_error *err) __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -79,7 +79,7 @@ static long long run(writer *w, int want_row, const char *sql, const char *types
     if (w->rc) return -2;
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(w->db, sql, -1, &s, NULL) != SQLITE_OK) {
-        w->rc = wb_gradebook_fail(w->db, "cannot prepare a statement", w->err);
+        w->rc = wb_gradebook_fail(w->db, _("%s: cannot prepare a statement: %s"), w->err);
         return -2;
     }
     va_list ap;
@@ -102,7 +102,7 @@ static long long run(writer *w, int want_row, const char *sql, const char *types
     long long v = -1;
     if (step == SQLITE_ROW && want_row) v = sqlite3_column_int64(s, 0);
     else if (step != SQLITE_ROW && step != SQLITE_DONE) {
-        w->rc = wb_gradebook_fail(w->db, "cannot write the gradebook", w->err);
+        w->rc = wb_gradebook_fail(w->db, _("%s: cannot write the gradebook: %s"), w->err);
         v = -2;
     }
     sqlite3_finalize(s);

@@ -19,7 +19,7 @@ static char *dup_col(sqlite3_stmt *s, int col) {
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, wb_error *err) {
     if (sqlite3_prepare_v2(db, sql, -1, s, NULL) == SQLITE_OK) return 0;
-    return wb_gradebook_fail(db, "cannot read the gradebook", err);
+    return wb_gradebook_fail(db, _("%s: cannot read the gradebook: %s"), err);
 }
 
 /* Pearson's r of n pairs; NAN under 2 pairs or when either side does not vary. */

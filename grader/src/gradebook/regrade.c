@@ -232,7 +232,12 @@ static int against_recording(const char *path, wb_regrade_lesson *l, json_t *les
     char *yaml = predictions_yaml(l->lesson.lesson, lesson, g, arch, &len);
     if (!yaml) return wb_fail(err, WB_EXIT_INPUT, _("out of memory"));
     char what[4400];
-    snprintf(what, sizeof what, "%s (lesson %s, %s try, as a predictions file)", path, l->lesson.lesson, try);
+    /* the name the predictions reader gives its errors: a sentence per try ("first", "latest"),
+     * since Japanese does not say the try where English does */
+    if (strcmp(try, "first") == 0)
+        snprintf(what, sizeof what, _("%s (lesson %s, first try, as a predictions file)"), path, l->lesson.lesson);
+    else
+        snprintf(what, sizeof what, _("%s (lesson %s, latest try, as a predictions file)"), path, l->lesson.lesson);
     wb_prediction_set p;
     wb_grade grade;
     int rc = wb_predictions_load_buffer(what, yaml, len, &p, err);

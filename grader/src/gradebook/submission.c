@@ -228,7 +228,12 @@ static int check_lesson(const char *path, json_t *l, size_t index, wb_error *err
 }
 
 static int check_schema(const char *path, json_t *root, wb_error *err) {
-    if (!json_is_object(root)) return bad(err, path, "the top level", _("not a JSON object"));
+    /* not bad(): "the top level" where bad() names a field would be a fragment in the sentence */
+    if (!json_is_object(root))
+        return wb_fail(err, WB_EXIT_INPUT,
+                       _("%s: the top level: not a JSON object. It is not a submission as grader submit writes it "
+                       "(docs/gradebook.md): ask the learner to run grader submit again and send the file as it is"),
+                       path);
     const char *format = json_string_value(json_object_get(root, "format"));
     if (!format || strcmp(format, WB_SUBMISSION_FORMAT)) return bad(err, path, "format", "not \"" WB_SUBMISSION_FORMAT "\"");
     json_t *version = json_object_get(root, "version");

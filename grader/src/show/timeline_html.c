@@ -783,7 +783,10 @@ static int range_bars(FILE *f, const wb_timeline_context *ctx, const step_view *
         if (fl) {
             fprintf(f, "<tspan x=\"%.1f\" dy=\"14\">", x1 + 10);
             fprintf(f, _("floor %.2f &#181;s"), fl->floor_ns / 1000);
-            if (gpu[k] > 0) fprintf(f, _(" (%.0f%% of the GPU time)"), 100.0 * fl->floor_ns / gpu[k]);
+            double share = gpu[k] > 0 ? 100.0 * fl->floor_ns / gpu[k] : 0;
+            /* a floor far under the GPU time (launch-bound work) would round to "0%" */
+            if (share > 0 && share < 0.5) fputs(/* xgettext:no-c-format */ _(" (under 1% of the GPU time)"), f);
+            else if (gpu[k] > 0) fprintf(f, _(" (%.0f%% of the GPU time)"), share);
             fputs("</tspan>", f);
         }
         fputs("</text></g>\n", f);

@@ -180,6 +180,12 @@ contains "$out" "解説: cuBLAS runs one nvjet kernel." "no translation: the Eng
 grep -qE '^  正解 +kernels +予測 ' "$T/ja.txt" || fail "the report's heading 'predicted' is 予測: $(grep -m1 kernels "$T/ja.txt")"
 lacks "$out" "古い訳" "a stale translation"
 fits80 "$T/ja.txt" "the Japanese report"
+# traces cut short (docs/limits.md): the note says where, in both languages
+out=$(WB_TRACE_MAX_RECORDS=4 run_check env LANG=C.UTF-8 2>&1)
+contains "$out" "The traces stop at 4 records a file (docs/limits.md):" "the note on cut traces, in English"
+WB_TRACE_MAX_RECORDS=4 run_check env LANG=ja_JP.UTF-8 >"$T/cut-ja.txt" 2>&1
+contains "$(cat "$T/cut-ja.txt")" "トレースは 1 ファイル 4 レコードまでです (docs/limits.md)。" "the note on cut traces, in Japanese"
+fits80 "$T/cut-ja.txt" "the Japanese note on cut traces"
 COLUMNS=80 "$GRADER" check "$L" --predictions "$T/right.yaml" --replay --format json --lang ja >"$T/ja.json" 2>/dev/null
 # the timeline page's hover texts (SVG <title>) in Japanese
 html=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timeline_file"])' "$T/ja.json")

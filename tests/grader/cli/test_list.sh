@@ -73,7 +73,10 @@ out=$("$GRADER" list 2>&1)
 contains "$out" "revealed" "trace shown first"
 contains "$out" "trace seen before predicting" "says why"
 right_predictions lessons/01_two/predictions.yaml 01_two
-"$GRADER" check lessons/01_two >/dev/null 2>&1
+out=$("$GRADER" check lessons/01_two 2>&1)
+contains "$out" "Every lesson is graded." "check's closing line once the last lesson is graded"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check lessons/01_two 2>&1)
+contains "$out" "すべてのレッスンを採点済みです。" "check's closing line in Japanese"
 out=$("$GRADER" list 2>&1)
 contains "$out" "after seeing the trace" "graded after a reveal is no first try"
 contains "$out" "Every lesson is graded." "nothing left"
@@ -119,7 +122,10 @@ out=$("$GRADER" list --help 2>&1); rc=$?
 expect_rc 0 $rc "--help"
 contains "$out" "usage: grader list" "--help prints the usage"
 "$GRADER" list --format yaml >/dev/null 2>&1; expect_rc 2 $? "bad --format"
-"$GRADER" list extra >/dev/null 2>&1; expect_rc 2 $? "unexpected argument"
+out=$("$GRADER" list extra 2>&1); expect_rc 2 $? "unexpected argument"
+[ "$(head -1 <<<"$out")" = "grader list: unexpected argument extra" ] || fail "unexpected argument: $(head -1 <<<"$out")"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" list extra 2>&1); expect_rc 2 $? "unexpected argument, in Japanese"
+[ "$(head -1 <<<"$out")" = "grader list: 余分な引数 extra" ] || fail "unexpected argument, in Japanese: $(head -1 <<<"$out")"
 # colours only on a terminal: none here
 out=$("$GRADER" list 2>&1)
 lacks "$out" $'\033[' "no colour when not a terminal"

@@ -42,6 +42,8 @@ expect_rc 0 $rc "the main part is graded while the other part's values are open:
 contains "$out" "Score: 6 of 6 facts right" "only the main part's facts are graded"
 lacks "$out" "graph-kernels" "nothing of the other part is graded or shown"
 contains "$out" "Next: grader check lessons/00_probe --part pytorch" "the check's closing line names the next part"
+out=$(LANG=ja_JP.UTF-8 "$GRADER" check lessons/00_probe </dev/null 2>&1)
+contains "$out" "次: grader check lessons/00_probe --part pytorch" "the check's closing line in Japanese"
 out=$("$GRADER" list 2>&1)
 contains "$out" "6/6 first try" "the main part's first try"
 contains "$out" "Next: grader check lessons/00_probe --part pytorch" "list: the other part comes next"

@@ -81,4 +81,21 @@ contains "$out" "Two launches, two kernels." "the others open"
 out=$("$GRADER" lint 2>&1); rc=$?
 expect_rc 0 $rc "lint in the released copy"
 contains "$out" "[key-sealed]" "says the key is sealed"
+# a sealed key that is not one (another format, then no JSON at all): grading goes on, and the
+# note says why no explanation opens, whole, in English and in Japanese (COLUMNS=400: one line)
+cp expectations/00_probe.sealed.json "$WORK/sealed.json"
+key=$R/lessons/00_probe/../../expectations/00_probe.sealed.json
+for broken in '{"format": "something else"}' 'not json'; do
+    printf '%s\n' "$broken" >expectations/00_probe.sealed.json
+    at=$key; [ "$broken" = 'not json' ] && at=$key:1
+    out=$(COLUMNS=400 "$GRADER" check 00_probe --predictions "$WORK/right.yaml" </dev/null 2>&1); rc=$?
+    expect_rc 1 $rc "a sealed key that is not one ($broken): grading goes on"
+    grep -qFx "note: explanations unavailable: $at: not a sealed answer key (grader release writes them)" <<<"$out" ||
+        fail "a sealed key that is not one ($broken): $(grep -F 'note:' <<<"$out")"
+    out=$(COLUMNS=400 LANG=ja_JP.UTF-8 "$GRADER" check 00_probe --predictions "$WORK/right.yaml" </dev/null 2>&1); rc=$?
+    expect_rc 1 $rc "a sealed key that is not one ($broken), in Japanese: grading goes on"
+    grep -qFx "注意: 解説を表示できません: $at: 封印した解答キーではありません (grader release が書き出すファイルです)" <<<"$out" ||
+        fail "a sealed key that is not one ($broken), in Japanese: $(grep -F '注意:' <<<"$out")"
+done
+cp "$WORK/sealed.json" expectations/00_probe.sealed.json
 finish

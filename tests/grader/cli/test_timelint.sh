@@ -41,4 +41,13 @@ check "a bound without declared work" $L/lesson.yaml "python3 -c \"
 p='$L/lesson.yaml'; s=open(p).read(); i=s.rindex('  - variant: eager-4096'); open(p,'w').write(s[:i])\"" 1 "[work-missing]"
 check "a recording without repeats" $T "edit_json \"r.pop('repeats')\"" 0 "[time-no-repeats]"
 check "a recording without calibration" $T "edit_json \"r.pop('calibration')\"" 1 "holds no calibration of the GPU"
+# the same finding whole (COLUMNS=400: one line), in English and in Japanese
+cp $T "$WORK/saved" && edit_json "r.pop('calibration')"
+out=$(COLUMNS=400 "$GRADER" lint 01 2>&1)
+grep -qFx "$T: error: $T holds no calibration of the GPU (copy bandwidth, matrix rate), which prediction 'large-step' needs for its bound; re-record the lesson with grader record, or check live [key-differs]" <<<"$out" ||
+    fail "a recording without calibration: $out"
+out=$(COLUMNS=400 LANG=ja_JP.UTF-8 "$GRADER" lint 01 2>&1)
+grep -qFx "$T: エラー: $T には GPU の較正 (コピー帯域、行列演算の性能) がありません。予測 'large-step' のバウンドを判定するのに必要です。grader record でレッスンを記録し直すか、実機で採点してください [key-differs]" <<<"$out" ||
+    fail "a recording without calibration, in Japanese: $out"
+cp "$WORK/saved" $T
 finish

@@ -5,8 +5,9 @@
 #   1. import the cohort; every figure of the JSON report equals check_report.py's own
 #      computation from what the generator made each learner answer (json and sqlite3 only)
 #   2. bad submissions (cut short, of another course, oversized, tampered score, a field that is
-#      no GPU architecture, a newer format) exit 2 naming the file and leave the gradebook as it
-#      was, byte for byte of its dump; the same file again exits 0 and changes nothing
+#      no GPU architecture, a newer format, a range the lesson lacks, a list) exit 2 naming the
+#      file and leave the gradebook as it was, byte for byte of its dump; the same file again
+#      exits 0 and changes nothing
 #   3. two imports at once (and a third of the same files) into a new gradebook: none fails, every
 #      learner is there once, the file passes SQLite's integrity check; an import into a new
 #      gradebook whose first write another process holds waits for it
@@ -61,6 +62,9 @@ s["lessons"][0]["questions"][0]["facts"][0]["first"]["arch"] = "../../../etc/pas
 s = json.loads(json.dumps(sub)); s["version"] = 2; write("newer", s)
 s = json.loads(json.dumps(sub)); s["learner"] = "Trudy"
 s["lessons"][0]["questions"][0]["id"] = "no-such-question"; write("unknown-question", s)
+s = json.loads(json.dumps(sub)); s["learner"] = "Walter"
+s["lessons"][0]["questions"][0]["range"] = "nope"; write("unknown-range", s)
+write("list", [sub])
 # a valid submission padded past the 4 MiB bound
 open("%s/oversized.json" % sys.argv[2], "w").write(json.dumps(sub) + " " * (4 << 20))
 PY
@@ -69,6 +73,11 @@ refused "$WORK/bad/tampered.json" "a tampered score" "changed after grader submi
 refused "$WORK/bad/bad-arch.json" "an architecture that is a path" "'arch' is no GPU architecture"
 refused "$WORK/bad/newer.json" "a newer submission format" "version 2 of the submission format"
 refused "$WORK/bad/unknown-question.json" "a question the lesson does not ask" "no-such-question"
+# regrading reads the submitted answers as a predictions file; its errors say which lesson and try
+read -r lesson question < <(python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["lessons"][0]; print(l["lesson"], l["questions"][0]["id"])' "$good")
+refused "$WORK/bad/unknown-range.json" "a range the lesson does not have" \
+    "unknown-range.json (lesson $lesson, first try, as a predictions file):3: prediction '$question': unknown range 'nope' (lesson $lesson has: "
+refused "$WORK/bad/list.json" "a list, not a submission" "list.json: the top level: not a JSON object. It is not a submission as grader submit writes it (docs/gradebook.md): ask the learner to run grader submit again and send the file as it is"
 refused "$WORK/bad/oversized.json" "an oversized submission" "larger than"
 # a failure half-way through the writing (the gradebook's last lesson of another version of the
 # course, found after the learner and the submission rows are written) rolls all of it back
@@ -165,6 +174,8 @@ echo "not a database" >"$WORK/not.db"
 out=$("$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); rc=$?
 expect_rc 2 $rc "import into a file that is no gradebook"
 contains "$out" "$WORK/not.db" "import into a file that is no gradebook"
+[ "$out" = "grader gradebook: $WORK/not.db: not a gradebook (grader gradebook import makes one), or it cannot be written: file is not a database" ] ||
+    fail "import into a file that is no gradebook: $out"
 
 # ---- 5. in Japanese: the same figures and files, the words in Japanese within 80 display columns -----
 COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" gradebook report --db "$DB" >"$WORK/report-ja.txt"; expect_rc 0 $? "report in Japanese"
@@ -198,4 +209,20 @@ contains "$out" "すでに成績簿にあります (同じファイル)。何も
 contains "$out" "取り込み 0 件、既存 1 件、拒否 0 件。成績簿" "import's totals in Japanese"
 out=$(LANG=ja_JP.UTF-8 "$GRADER" gradebook report 2>&1); expect_rc 2 $? "report without --db, in Japanese"
 contains "$out" "どの成績簿ですか？ --db FILE を指定してください" "report without --db, in Japanese"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$good" --db "$WORK/not.db" 2>&1); expect_rc 2 $? "a file that is no gradebook, in Japanese"
+[ "$out" = "grader gradebook: $WORK/not.db: 成績簿ではないか、書き込めません (成績簿は grader gradebook import が作ります): file is not a database" ] ||
+    fail "a file that is no gradebook, in Japanese: $out"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/unknown-range.json" --db "$DB" 2>&1); expect_rc 2 $? "a range the lesson does not have, in Japanese"
+contains "$out" "unknown-range.json (レッスン $lesson の初回の回答を予測ファイルにしたもの):3: 予測 '$question': レッスン $lesson にレンジ 'nope' はありません (あるのは: " "a range the lesson does not have, in Japanese"
+out=$(COLUMNS=1000 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/list.json" --db "$DB" 2>&1); expect_rc 2 $? "a list, not a submission, in Japanese"
+contains "$out" "grader gradebook: $WORK/bad/list.json: ファイルの最上位が JSON オブジェクトではありません。grader submit が書き出した提出物ではありません (docs/gradebook.md): 学習者に grader submit をもう一度実行してもらい、そのファイルをそのまま送ってもらってください" "a list, not a submission, in Japanese"
+# Japanese has no spaces for a log to split at: its error lines wrap to the terminal
+COLUMNS=80 LANG=ja_JP.UTF-8 "$GRADER" gradebook import "$WORK/bad/list.json" --db "$DB" >"$WORK/list-ja.txt" 2>&1
+python3 - "$WORK/list-ja.txt" <<'PY' || fail "a Japanese error of grader gradebook passes 80 display columns"
+import sys, unicodedata
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+width = lambda l: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l)
+bad = [l for l in lines if width(l) > 80 and len(l.split()) > 1]
+assert len(lines) > 1 and not bad, bad
+PY
 finish
