@@ -112,8 +112,8 @@ static int map_rank(rank_file *f, int r, int world_size, const char *what, wb_er
     }
     if ((size_t)st.st_size > WB_CAPTURE_MAX_BYTES || st.st_size == 0) {
         close(fd);
-        return wb_fail(err, WB_EXIT_CAPTURE, st.st_size ? _("%s: rank %d's capture is larger than 2 GiB") : _("%s: rank %d's capture is empty"),
-                       f->path, r);
+        return wb_fail(err, WB_EXIT_CAPTURE, st.st_size ? _("%s: rank %d's capture is larger than 2 GiB")
+                                                        : _("%s: rank %d's capture is empty"), f->path, r);
     }
     f->length = (size_t)st.st_size;
     f->data = mmap(NULL, f->length, PROT_READ, MAP_PRIVATE, fd, 0);
