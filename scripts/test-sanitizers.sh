@@ -23,8 +23,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # time (314 s against 31: ASan's swapcontext interceptor, docs/fuzzing.md), so no ctest TIMEOUT
 # has to allow for a sanitized build. A filtered run (arguments given) leaves it out. docs/fuzzing.md.
 # the suite runs in English whatever the shell's locale (as in scripts/test.sh)
-unset LANGUAGE LC_ALL LC_MESSAGES
-export LANG=C.UTF-8
+# (LC_ALL first: bash re-reads the locale at each change, and warns when a Japanese locale named
+# by LANG is not installed)
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+unset LANGUAGE LC_MESSAGES LC_ALL
 cd "$BUILD" || exit 1
 rc=0
 ctest --output-on-failure --parallel "$(nproc 2>/dev/null || echo 2)" -LE gpu -E '^test_engine_cuda_emu_[0-9]' "$@" || rc=1

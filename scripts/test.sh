@@ -13,8 +13,10 @@ if ! wb_build "$BUILD"; then
 fi
 # The suite compares the grader's English output: it runs in English whatever the shell's locale
 # (the tests of the Japanese set their own LANG).
-unset LANGUAGE LC_ALL LC_MESSAGES
-export LANG=C.UTF-8
+# (LC_ALL first: bash re-reads the locale at each change, and warns when a Japanese locale named
+# by LANG is not installed)
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+unset LANGUAGE LC_MESSAGES LC_ALL
 cd "$BUILD" || exit 1
 ctest --output-on-failure --parallel "$(nproc 2>/dev/null || echo 2)" "$@"
 rc=$?

@@ -96,6 +96,7 @@ echo "$out" | tail -n 15
 [ $rc = 0 ] || fail "test.sh after answering: exit $rc"
 grep -q "tests passed, 0 tests failed" <<<"$out" || fail "test.sh ran no tests, or some failed"
 grep -qE "lint_lessons .*Passed" <<<"$out" || fail "lint_lessons did not pass"
+grep -qF "setlocale" <<<"$out" && fail "test.sh warns about a Japanese locale this machine lacks: $(grep -F setlocale <<<"$out")"
 status=$(git status --porcelain)
 [ -z "$status" ] || fail "test.sh changed the checkout: $status"
 
