@@ -3,6 +3,7 @@
  * terminal width from COLUMNS. Wrapped text is checked against its own words: every line within
  * the width (but a word wider than a line), and the words, joined again, exactly the input's.
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "term.h"
 #include "text_fit.h"
 
@@ -71,6 +72,29 @@ Test(wrap, paragraphs_and_list_items_keep_their_breaks) {
 Test(wrap, continues_from_the_callers_column) {
     wrap("alpha beta gamma", 15, 4, 26);
     cr_assert_str_eq(out, "alpha beta\n    gamma\n", "15 + 'alpha beta' = 25 columns fits 26");
+}
+
+/* An unbuffered stream, like stderr, that counts the writes reaching it. */
+static int writes;
+static ssize_t count_write(void *cookie, const char *buf, size_t size) {
+    (void)cookie, (void)buf;
+    writes++;
+    return (ssize_t)size;
+}
+
+Test(wrap, reaches_an_unbuffered_stream_in_one_write) {
+    /* a terminal driver answers a prompt once it sees "? ": a prompt written word by word on
+     * stderr shows "Grade them now? " before its end */
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = count_write});
+    cr_assert(f);
+    setvbuf(f, NULL, _IONBF, 0);
+    writes = 0;
+    wb_wrap_open(f, "Grade them now? Your first grading is your score, and the trace is shown after it [y/N]", 0, 0, 40);
+    cr_expect_eq(writes, 1, "the prompt came in %d writes", writes);
+    writes = 0;
+    wb_wrap(f, "Lesson 01 is not graded yet? Seeing the trace first is recorded in your progress.", 0, 2, 30);
+    cr_expect_eq(writes, 1, "the text and its newline came in %d writes", writes);
+    fclose(f);
 }
 
 Test(fit_name, drops_the_return_type_and_parameters_first) {
