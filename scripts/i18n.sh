@@ -5,8 +5,8 @@
 #
 # The language is chosen as the grader chooses it: --lang ja|en among the script's arguments
 # (wb_lang_from_args "$@"), else LANGUAGE, LC_ALL, LC_MESSAGES, LANG (LANGUAGE only when a
-# locale is named). Where ja_JP.UTF-8 is not installed, gettext(1) runs under C.UTF-8 with
-# LANGUAGE=ja, which picks the catalog all the same. The catalog is the build's
+# locale is named). Where ja_JP.UTF-8 is not installed, gettext(1) runs under another locale
+# (wb_messages_locale) with LANGUAGE=ja, which picks the catalog all the same. The catalog is the build's
 # (build/share/locale); on a fresh clone, before the first build, msgfmt compiles it there (when
 # the gettext package is missing, the messages that say so are in English).
 
@@ -47,14 +47,24 @@ wb_catalog_dir() {
     [ -f "$mo" ] && echo "$dir"
 }
 
+# The message translated: gettext(1) with LANGUAGE=ja under a locale that lets it read LANGUAGE.
+# C.UTF-8 does on Debian 12; glibc 2.39 (Ubuntu 24.04) counts its built-in C.UTF-8 as "C" and
+# translates nothing there, so another installed locale stands in (the grader chooses the same
+# way, i18n.c). A message that comes back unchanged under each is printed as it is.
 wb_gettext() {
     [ -n "$WB_SCRIPT_LANG" ] || WB_SCRIPT_LANG=$(wb_lang_from_env)
-    local dir
+    local dir candidate text
     if [ "$WB_SCRIPT_LANG" = ja ] && command -v gettext >/dev/null && dir=$(wb_catalog_dir) && [ -n "$dir" ]; then
-        LANGUAGE=ja LC_ALL=C.UTF-8 TEXTDOMAINDIR=$dir gettext -d workbench -- "$1"
-    else
-        printf '%s' "$1"
+        for candidate in C.UTF-8 $(locale -a 2>/dev/null); do
+            case $candidate in C | POSIX) continue ;; esac
+            text=$(LANGUAGE=ja LC_ALL=$candidate TEXTDOMAINDIR=$dir gettext -d workbench -- "$1" 2>/dev/null)
+            if [ -n "$text" ] && [ "$text" != "$1" ]; then
+                printf '%s' "$text"
+                return
+            fi
+        done
     fi
+    printf '%s' "$1"
 }
 
 wb_say() {

@@ -3,6 +3,7 @@
 #include "i18n.h"
 #include "paths.h"
 
+#include <dirent.h>
 #include <libintl.h>
 #include <locale.h>
 #include <openssl/evp.h>
@@ -62,6 +63,31 @@ static void find_locale_dir(void) {
     if (wb_file_exists(probe)) snprintf(locale_dir, sizeof locale_dir, "%s/../share/locale", exe);
 }
 
+/* 1 when gettext answers from the catalog: its header, msgid "", is then the catalog's. */
+static int catalog_in_use(void) {
+    const char *header = dgettext(WB_TEXT_DOMAIN, "");
+    return header && *header;
+}
+
+/* gettext reads LANGUAGE (ja) only under an LC_MESSAGES locale that is not "C". The environment's
+ * (ja_JP.UTF-8) first; where it is not installed, another stands in: C.UTF-8 does on Debian 12's
+ * glibc, but glibc 2.39 (Ubuntu 24.04) counts its built-in C.UTF-8 as "C" and translates nothing
+ * there, so then any installed locale will do (Ubuntu keeps them as folders of /usr/lib/locale).
+ * Each try costs a setlocale and one catalog lookup. With none, the grader speaks English. */
+static void choose_messages_locale(void) {
+    if (setlocale(LC_MESSAGES, "") && !is_c_locale(setlocale(LC_MESSAGES, NULL)) && catalog_in_use()) return;
+    static const char *const stand_ins[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8", "en_US.utf8"};
+    for (size_t i = 0; i < sizeof stand_ins / sizeof stand_ins[0]; i++)
+        if (setlocale(LC_MESSAGES, stand_ins[i]) && catalog_in_use()) return;
+    DIR *d = opendir("/usr/lib/locale");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && setlocale(LC_MESSAGES, e->d_name) && !is_c_locale(setlocale(LC_MESSAGES, NULL)) &&
+            catalog_in_use())
+            break;
+    if (d) closedir(d);
+    if (!catalog_in_use()) setlocale(LC_MESSAGES, "C.UTF-8");
+}
+
 int wb_i18n_init(const char *lang_override) {
     char lang[16];
     if (lang_override) {
@@ -78,13 +104,11 @@ int wb_i18n_init(const char *lang_override) {
      * the locale (text_fit.h). */
     if (!wb_i18n_is_ja()) return 0;
     if (!setlocale(LC_CTYPE, "") || is_c_locale(setlocale(LC_CTYPE, NULL))) setlocale(LC_CTYPE, "C.UTF-8");
-    /* gettext reads LANGUAGE only under an LC_MESSAGES locale other than "C": where ja_JP.UTF-8 is
-     * not installed, C.UTF-8 (which every glibc has) stands in; LANGUAGE=ja then picks the catalog. */
-    if (!setlocale(LC_MESSAGES, "") || is_c_locale(setlocale(LC_MESSAGES, NULL))) setlocale(LC_MESSAGES, "C.UTF-8");
     setenv("LANGUAGE", "ja", 1);
     find_locale_dir();
     if (locale_dir[0]) bindtextdomain(WB_TEXT_DOMAIN, locale_dir);
     bind_textdomain_codeset(WB_TEXT_DOMAIN, "UTF-8");
+    choose_messages_locale();
     return 0;
 }
 
