@@ -76,7 +76,7 @@ static int catalog_in_use(void) {
  * Each try costs a setlocale and one catalog lookup. With none, the grader speaks English. */
 static void choose_messages_locale(void) {
     if (setlocale(LC_MESSAGES, "") && !is_c_locale(setlocale(LC_MESSAGES, NULL)) && catalog_in_use()) return;
-    static const char *const stand_ins[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8", "en_US.utf8"};
+    static const char *const stand_ins[] = {"C.UTF-8", "en_US.UTF-8"}; /* glibc reads .utf8 as .UTF-8 */
     for (size_t i = 0; i < sizeof stand_ins / sizeof stand_ins[0]; i++)
         if (setlocale(LC_MESSAGES, stand_ins[i]) && catalog_in_use()) return;
     DIR *d = opendir("/usr/lib/locale");
